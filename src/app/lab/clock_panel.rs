@@ -1,0 +1,165 @@
+//! The sandbox clock: where virtual time stands, and the controls that move it (pause, resume,
+//! step, speed, jump).
+
+use leptos::prelude::*;
+
+use super::clock_control;
+use super::stream::LabStream;
+use crate::app::format::{clock_text, speed_text};
+use crate::domain::clock::{HOUR_MS, MINUTE_MS};
+use crate::domain::{ClockCommand, ClockMode};
+
+/// Live speeds on offer, slow motion to fast forward.
+const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
+
+#[component]
+pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
+    let LabStream {
+        clock, clock_at, ..
+    } = live.clone();
+    // Ticks the face between server reports while the clock is live.
+    let wall = RwSignal::new(0.0);
+    #[cfg(feature = "hydrate")]
+    {
+        use super::stream::now_ms;
+        use std::time::Duration;
+        if let Ok(handle) = set_interval_with_handle(move || wall.set(now_ms()), Duration::from_millis(100)) {
+            on_cleanup(move || handle.clear());
+        }
+    }
+    let shown = move || {
+        let c = clock.get();
+        let base = clock_at.get();
+        let w = wall.get();
+        if base == 0.0 || w < base {
+            c.now_ms
+        } else {
+            c.extrapolate(w - base)
+        }
+    };
+    let paused = move || clock.with(|c| c.mode == ClockMode::Paused);
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+
+    let send = {
+        let live = live.clone();
+        move |command: ClockCommand| {
+            let id = id.clone();
+            let live = live.clone();
+            busy.set(true);
+            leptos::task::spawn_local(async move {
+                match clock_control(id, command).await {
+                    Ok(c) => {
+                        live.set_clock(c);
+                        error.set(None);
+                    }
+                    Err(e) => error.set(Some(format!("ঘড়ি বদলানো গেল না: {e}"))),
+                }
+                busy.set(false);
+            });
+        }
+    };
+    let toggle = {
+        let send = send.clone();
+        move |_| send(if paused() { ClockCommand::Resume } else { ClockCommand::Pause })
+    };
+    let step = {
+        let send = send.clone();
+        move |_| send(ClockCommand::Step)
+    };
+    let jump = {
+        let send = send.clone();
+        move |ms: i64| send(ClockCommand::Advance { seconds: ms / 1_000 })
+    };
+    let jump_min = {
+        let jump = jump.clone();
+        move |_| jump(MINUTE_MS)
+    };
+    let jump_hour = {
+        let jump = jump.clone();
+        move |_| jump(HOUR_MS)
+    };
+    let jump_day = move |_| jump(24 * HOUR_MS);
+    let on_speed = move |ev: leptos::ev::Event| {
+        if let Ok(speed) = event_target_value(&ev).parse::<f64>() {
+            send(ClockCommand::Speed { speed });
+        }
+    };
+
+    view! {
+        <section class="panel clock-panel" aria-labelledby="clock-title">
+            <h2 id="clock-title">"ভার্চুয়াল ঘড়ি"</h2>
+            <p
+                class="clock-face"
+                data-testid="clock"
+                data-now-ms=move || clock.get().now_ms
+                data-mode=move || if paused() { "paused" } else { "live" }
+                aria-live="off"
+            >
+                {move || clock_text(shown())}
+            </p>
+            <p class="clock-mode">
+                {move || {
+                    let c = clock.get();
+                    match c.mode {
+                        ClockMode::Live => format!("চলছে, গতি {}", speed_text(c.speed)),
+                        ClockMode::Paused => "থেমে আছে".to_owned(),
+                    }
+                }}
+            </p>
+            <p class="hint">
+                {move || match clock.get().next_due_ms {
+                    Some(at) => format!("পরের নির্ধারিত ধাপ: {}", clock_text(at)),
+                    None => "কোনো ধাপ নির্ধারিত নেই".to_owned(),
+                }}
+            </p>
+            <div class="controls" role="group" aria-label="ঘড়ির নিয়ন্ত্রণ">
+                <button
+                    type="button"
+                    data-testid="pause"
+                    aria-pressed=move || paused().to_string()
+                    on:click=toggle
+                    disabled=move || busy.get()
+                >
+                    {move || if paused() { "▶ চালু করুন" } else { "⏸ থামান" }}
+                </button>
+                <button
+                    type="button"
+                    data-testid="step"
+                    on:click=step
+                    disabled=move || busy.get() || clock.get().next_due_ms.is_none()
+                    title="পরের নির্ধারিত ধাপটি চালান"
+                >
+                    "⏭ এক ধাপ"
+                </button>
+                <label class="speed">
+                    "গতি "
+                    <select data-testid="speed" on:change=on_speed disabled=move || busy.get()>
+                        {SPEEDS
+                            .into_iter()
+                            .map(|s| {
+                                view! {
+                                    <option value=s.to_string() selected=move || clock.get().speed == s>
+                                        {speed_text(s)}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
+            </div>
+            <div class="controls" role="group" aria-label="সময় এগিয়ে নিন">
+                <button type="button" data-testid="jump-minute" on:click=jump_min disabled=move || busy.get()>
+                    "+১ মিনিট"
+                </button>
+                <button type="button" data-testid="jump-hour" on:click=jump_hour disabled=move || busy.get()>
+                    "+১ ঘণ্টা"
+                </button>
+                <button type="button" data-testid="jump-day" on:click=jump_day disabled=move || busy.get()>
+                    "+১ দিন"
+                </button>
+            </div>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </section>
+    }
+}

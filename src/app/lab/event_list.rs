@@ -1,0 +1,110 @@
+//! The newest timeline events as a list, newest first: what just happened, on which lane.
+
+use leptos::prelude::*;
+
+use super::stream::LabStream;
+use crate::app::format::{bn_digits, clock_text};
+use crate::domain::{EventKind, Layer, Outcome, TimelineEvent};
+
+#[component]
+pub fn EventList(live: LabStream) -> impl IntoView {
+    let events = live.events;
+    view! {
+        <section class="panel events" aria-labelledby="events-title">
+            <h2 id="events-title">"Timeline — সাম্প্রতিক ঘটনা"</h2>
+            <p class="hint">
+                {move || if live.connected.get() { "সার্ভারের সঙ্গে সরাসরি যুক্ত" } else { "সংযোগের অপেক্ষায়…" }}
+            </p>
+            <ol class="event-list" data-testid="timeline" aria-live="polite">
+                <For
+                    each=move || events.get().into_iter().rev()
+                    key=|e| e.id
+                    children=move |e| view! { <EventRow event=e /> }
+                />
+            </ol>
+            <Show when=move || events.with(Vec::is_empty)>
+                <p class="hint">"এখনও কোনো ঘটনা আসেনি।"</p>
+            </Show>
+        </section>
+    }
+}
+
+#[component]
+fn EventRow(event: TimelineEvent) -> impl IntoView {
+    let text = describe(&event);
+    view! {
+        <li
+            class=format!("event outcome-{}", event.outcome.id())
+            data-testid="timeline-event"
+            data-layer=event.layer.id()
+            data-outcome=event.outcome.id()
+            data-kind=event.kind.id()
+            data-at-ms=event.at_ms
+        >
+            <span class="event-time">{clock_text(event.at_ms)}</span>
+            <span class="event-lane">{lane_name(event.layer)}</span>
+            <span class="event-text">{text}</span>
+            <span class="event-outcome">{outcome_name(event.outcome)}</span>
+        </li>
+    }
+}
+
+fn lane_name(layer: Layer) -> &'static str {
+    match layer {
+        Layer::Button => "Send বোতাম",
+        Layer::App => "অ্যাপ",
+        Layer::Network => "নেটওয়ার্ক",
+        Layer::LoadBalancer => "load balancer",
+        Layer::Api => "payment API",
+        Layer::Ledger => "ledger",
+        Layer::Outbox => "outbox",
+        Layer::Relay => "relay",
+        Layer::Broker => "broker",
+        Layer::Fraud => "fraud check",
+        Layer::Wallet => "wallet",
+        Layer::Sms => "SMS",
+        Layer::Jobs => "jobs",
+        Layer::Lab => "ল্যাব",
+    }
+}
+
+fn outcome_name(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Ok => "ঠিক আছে",
+        Outcome::Caught => "ধরা পড়েছে",
+        Outcome::Escaped => "ফসকে গেছে",
+        Outcome::Lost => "হারিয়ে গেছে",
+        Outcome::Unknown => "অজানা",
+    }
+}
+
+fn describe(e: &TimelineEvent) -> String {
+    let n = |key: &str| e.details.get(key).and_then(|v| v.as_i64()).unwrap_or(0);
+    let text = match e.kind {
+        EventKind::SandboxCreated => "নতুন sandbox তৈরি হলো".to_owned(),
+        EventKind::SandboxReset => "sandbox শুরুর অবস্থায় ফিরল".to_owned(),
+        EventKind::SafeguardsChanged => format!("safeguard বদলানো হলো: {}", e.details),
+        EventKind::FaultsChanged => format!("fault বদলানো হলো: {}", e.details),
+        EventKind::ClockChanged => match e.details.get("mode").and_then(|m| m.as_str()) {
+            Some("paused") => "ঘড়ি থামানো হলো".to_owned(),
+            Some(_) => "ঘড়ি আবার চলছে".to_owned(),
+            None => format!("ঘড়ির গতি এখন ×{}", e.details["speed"]),
+        },
+        EventKind::ClockStepped => format!("এক ধাপ চালানো হলো ({} পর্যন্ত)", clock_text(n("to_ms"))),
+        EventKind::ClockJumped => format!("ঘড়ি এগিয়ে গেল {} পর্যন্ত", clock_text(n("to_ms"))),
+        EventKind::InboxCleaned => {
+            let d = &e.details["deleted"];
+            format!(
+                "inbox cleaner: {} ঘণ্টার পুরোনো সারি মুছল (wallet {}, SMS {})",
+                n("window_hours"),
+                d["wallet"].as_i64().unwrap_or(0),
+                d["sms"].as_i64().unwrap_or(0)
+            )
+        }
+        EventKind::LogRetentionApplied => format!(
+            "log retention: {}টি পুরোনো record মুছল",
+            n("deleted")
+        ),
+    };
+    bn_digits(&text)
+}

@@ -1,0 +1,81 @@
+//! The UI: the page shell, the router, and one folder of components per screen.
+
+mod format;
+mod home;
+pub mod lab;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, Link, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes, A};
+use leptos_router::path;
+
+/// The HTML document around the app, rendered on the server.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="bn">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <AutoReload options=options.clone() />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+/// The app: header, navigation and the routes.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    // Effects run only in the browser, so this marks the moment hydration has happened: tests
+    // wait for it before they click, since a click before hydration is lost.
+    Effect::new(move |_| {
+        if let Some(root) = document().document_element() {
+            let _ = root.set_attribute("data-hydrated", "");
+        }
+    });
+    view! {
+        <Stylesheet id="leptos" href="/pkg/pocketpay-lab.css" />
+        <Link rel="icon" href="/favicon.ico" />
+        <Title text="PocketPay Idempotency Lab" />
+        <Router>
+            <header class="topbar">
+                <A href="/" attr:class="brand">
+                    <span class="brand-mark" aria-hidden="true">"৳"</span>
+                    <span>"পকেটপে আইডেমপোটেন্সি ল্যাব"</span>
+                </A>
+                <nav aria-label="প্রধান">
+                    <A href="/">"শুরু"</A>
+                    // A full page load: /lab is answered by the server, which finds or makes
+                    // this browser's sandbox.
+                    <a href="/lab" rel="external">"ল্যাব"</a>
+                </nav>
+            </header>
+            <main id="main">
+                <Routes fallback=|| view! { <NotFound /> }>
+                    <Route path=path!("/") view=home::Home />
+                    <Route path=path!("/lab/:id") view=lab::LabPage />
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+#[component]
+fn NotFound() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(axum::http::StatusCode::NOT_FOUND);
+    }
+    view! {
+        <section class="panel">
+            <h1>"পাতাটি পাওয়া যায়নি"</h1>
+            <p>"এই ঠিকানায় কিছু নেই। " <A href="/">"শুরুর পাতায় ফিরে যান"</A> "।"</p>
+        </section>
+    }
+}

@@ -1,0 +1,18 @@
+//! PocketPay Idempotency Lab: a payment system whose every layer can produce a duplicate, and a
+//! guard at each layer that catches it.
+//!
+//! `domain` is shared by the server and the browser; `app` is the Leptos UI (SSR + hydration);
+//! `server` (feature `ssr`) is the simulation and its HTTP adapters.
+
+pub mod app;
+pub mod domain;
+#[cfg(feature = "ssr")]
+pub mod server;
+
+/// Browser entry point: hydrates the server-rendered page.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(app::App);
+}

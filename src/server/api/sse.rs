@@ -1,0 +1,135 @@
+//! `GET /api/sandboxes/{id}/events`: the timeline as Server-Sent Events.
+//!
+//! Each stored event goes out as `event: timeline` with its log id as the SSE `id`, so a browser
+//! that reconnects sends `Last-Event-ID` and gets exactly what it missed, read back from the
+//! event log. The clock goes out as `event: clock` (no id) first and after every change. A stream
+//! never buffers more than one page of the log: a reader that falls behind the live feed drops
+//! to reading the log again, page by page, at its own pace.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures::Stream;
+use tokio::sync::{broadcast, watch};
+
+use crate::domain::{ClockState, TimelineEvent};
+use crate::server::error::LabError;
+use crate::server::lab::{Lab, StreamPermit};
+use crate::server::sandbox::SandboxHandle;
+
+/// Events read from the log per page while catching up.
+const PAGE: i64 = 256;
+
+struct Feed {
+    sandbox: SandboxHandle,
+    last_sent: i64,
+    backlog: VecDeque<TimelineEvent>,
+    caught_up: bool,
+    clock_due: bool,
+    live: broadcast::Receiver<Arc<TimelineEvent>>,
+    clock: watch::Receiver<ClockState>,
+    shutdown: watch::Receiver<bool>,
+    _permit: StreamPermit,
+}
+
+pub async fn events(
+    State(lab): State<Lab>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
+    let sandbox = lab.get(&id).await?;
+    let last_sent = match headers.get("last-event-id") {
+        None => 0,
+        Some(v) => v
+            .to_str()
+            .ok()
+            .and_then(|s| s.trim().parse::<i64>().ok())
+            .filter(|n| *n >= 0)
+            .ok_or(LabError::BadLastEventId)?,
+    };
+    let permit = lab.open_stream()?;
+    // Subscribe before the first read of the log: whatever is stored after that read is in
+    // the live feed, so nothing falls between the two.
+    let feed = Feed {
+        live: sandbox.subscribe(),
+        clock: sandbox.watch_clock(),
+        sandbox,
+        last_sent,
+        backlog: VecDeque::new(),
+        caught_up: false,
+        clock_due: true,
+        shutdown: lab.shutdown_signal(),
+        _permit: permit,
+    };
+    let stream = futures::stream::unfold(feed, |mut feed| async move {
+        let event = feed.next().await?;
+        Some((Ok(event), feed))
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+impl Feed {
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if *self.shutdown.borrow() {
+                return None;
+            }
+            if self.clock_due {
+                self.clock_due = false;
+                let clock = *self.clock.borrow_and_update();
+                return Some(clock_event(&clock));
+            }
+            if let Some(e) = self.backlog.pop_front() {
+                self.last_sent = e.id;
+                return Some(timeline_event(&e));
+            }
+            if !self.caught_up {
+                match self.sandbox.events_after(self.last_sent, PAGE).await {
+                    Ok(page) if page.is_empty() => self.caught_up = true,
+                    Ok(page) => self.backlog.extend(page),
+                    Err(e) => {
+                        tracing::warn!("event stream could not read the log: {e}");
+                        return None;
+                    }
+                }
+                continue;
+            }
+            tokio::select! {
+                received = self.live.recv() => match received {
+                    Ok(e) if e.id > self.last_sent => {
+                        self.last_sent = e.id;
+                        return Some(timeline_event(&e));
+                    }
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => self.caught_up = false,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                },
+                changed = self.clock.changed() => match changed {
+                    Ok(()) => self.clock_due = true,
+                    Err(_) => return None,
+                },
+                _ = self.shutdown.changed() => return None,
+            }
+        }
+    }
+}
+
+fn timeline_event(e: &TimelineEvent) -> Event {
+    Event::default()
+        .id(e.id.to_string())
+        .event("timeline")
+        .json_data(e)
+        .expect("timeline events serialise")
+}
+
+fn clock_event(c: &ClockState) -> Event {
+    Event::default()
+        .event("clock")
+        .json_data(c)
+        .expect("clock states serialise")
+}

@@ -1,0 +1,71 @@
+//! Server settings, read once from the environment at start.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What an operator can set. Every field has a default that suits one classroom on one machine.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `LAB_DATA_DIR`: where sandboxes live, one folder each (default `./data`).
+    pub data_dir: PathBuf,
+    /// `LAB_MAX_SANDBOXES`: how many sandboxes may exist at once (default 1000); past it,
+    /// creating one answers 503 with Retry-After.
+    pub max_sandboxes: usize,
+    /// `LAB_MAX_STREAMS`: how many event streams the server serves at once (default 500).
+    pub max_streams: usize,
+    /// `LAB_IDLE_UNLOAD_SECS`: a sandbox nobody used or watched for this long is saved and its
+    /// stores closed (default 600 s). Its clock stops meanwhile and resumes where it stood.
+    pub idle_unload: Duration,
+    /// `LAB_SANDBOX_TTL_HOURS`: a sandbox unused for this long is deleted (default 168 h).
+    pub sandbox_ttl: Duration,
+    /// `LAB_REAP_SECS`: how often the server looks for idle and expired sandboxes (default 30 s).
+    pub reap_every: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            data_dir: PathBuf::from("data"),
+            max_sandboxes: 1_000,
+            max_streams: 500,
+            idle_unload: Duration::from_secs(600),
+            sandbox_ttl: Duration::from_secs(168 * 3600),
+            reap_every: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Config {
+    /// Reads the settings from the environment; a setting that is present but malformed is an
+    /// error naming it, not a silent default.
+    pub fn from_env() -> Result<Config, String> {
+        let d = Config::default();
+        Ok(Config {
+            data_dir: std::env::var_os("LAB_DATA_DIR")
+                .map(PathBuf::from)
+                .unwrap_or(d.data_dir),
+            max_sandboxes: number("LAB_MAX_SANDBOXES")?.unwrap_or(d.max_sandboxes as u64) as usize,
+            max_streams: number("LAB_MAX_STREAMS")?.unwrap_or(d.max_streams as u64) as usize,
+            idle_unload: number("LAB_IDLE_UNLOAD_SECS")?
+                .map(Duration::from_secs)
+                .unwrap_or(d.idle_unload),
+            sandbox_ttl: number("LAB_SANDBOX_TTL_HOURS")?
+                .map(|h| Duration::from_secs(h * 3600))
+                .unwrap_or(d.sandbox_ttl),
+            reap_every: number("LAB_REAP_SECS")?
+                .map(Duration::from_secs)
+                .unwrap_or(d.reap_every),
+        })
+    }
+}
+
+fn number(name: &str) -> Result<Option<u64>, String> {
+    match std::env::var(name) {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("{name} must be a whole number, not {v:?}")),
+        Err(_) => Ok(None),
+    }
+}

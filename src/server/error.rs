@@ -1,0 +1,65 @@
+//! What can go wrong at the lab's boundary, each with its HTTP status and problem type.
+
+use crate::domain::FieldError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    #[error("there is no sandbox with this id")]
+    NotFound,
+    #[error("{0}")]
+    Invalid(#[from] FieldError),
+    #[error("the request body is not valid JSON: {0}")]
+    BadJson(String),
+    #[error("the request body is larger than {0} bytes")]
+    BodyTooLarge(usize),
+    #[error("the Last-Event-ID header must be a whole number")]
+    BadLastEventId,
+    #[error("this server already holds its limit of {0} sandboxes; try again later")]
+    TooManySandboxes(usize),
+    #[error("this server already serves its limit of {0} event streams; try again later")]
+    TooManyStreams(usize),
+    #[error("the sandbox is shutting down; try again in a moment")]
+    Unavailable,
+    #[error("a store failed")]
+    Store(#[from] sqlx::Error),
+    #[error("a file operation failed")]
+    Io(#[from] std::io::Error),
+}
+
+impl LabError {
+    /// The HTTP status this error answers with.
+    pub fn status(&self) -> u16 {
+        match self {
+            LabError::NotFound => 404,
+            LabError::Invalid(_) | LabError::BadJson(_) | LabError::BadLastEventId => 400,
+            LabError::BodyTooLarge(_) => 413,
+            LabError::TooManySandboxes(_) | LabError::TooManyStreams(_) | LabError::Unavailable => 503,
+            LabError::Store(_) | LabError::Io(_) => 500,
+        }
+    }
+
+    /// The last part of the problem `type`, naming the error.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LabError::NotFound => "unknown-sandbox",
+            LabError::Invalid(_) => "invalid-field",
+            LabError::BadJson(_) => "invalid-json",
+            LabError::BodyTooLarge(_) => "body-too-large",
+            LabError::BadLastEventId => "invalid-last-event-id",
+            LabError::TooManySandboxes(_) => "too-many-sandboxes",
+            LabError::TooManyStreams(_) => "too-many-streams",
+            LabError::Unavailable => "sandbox-unavailable",
+            LabError::Store(_) | LabError::Io(_) => "internal",
+        }
+    }
+
+    /// Seconds a client should wait before trying again, for the errors that pass.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            LabError::TooManySandboxes(_) => Some(60),
+            LabError::TooManyStreams(_) => Some(10),
+            LabError::Unavailable => Some(1),
+            _ => None,
+        }
+    }
+}

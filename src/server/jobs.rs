@@ -1,0 +1,127 @@
+//! The background jobs that run on the sandbox clock, each a step that schedules its next run.
+//!
+//! Jobs of later layers (the relay, the consumers, stuck-request recovery, the nightly partition
+//! drop) join this list as their services land.
+
+use serde_json::json;
+
+use super::sim::Cx;
+use super::store::{StoreName, Stores};
+use super::world::Step;
+use crate::domain::clock::{HOUR_MS, MINUTE_MS};
+use crate::domain::{EventKind, Layer, Outcome, Safeguard, Safeguards};
+
+/// A recurring job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Job {
+    /// Deletes inbox rows older than `inbox_window_hours` in the wallet and SMS stores.
+    InboxCleaner,
+    /// Deletes log records older than their topic's retention and moves each log start offset.
+    LogRetention,
+}
+
+impl Job {
+    pub const ALL: [Job; 2] = [Job::InboxCleaner, Job::LogRetention];
+
+    /// How often the job runs, and at what offset within that period.
+    fn schedule(self) -> (i64, i64) {
+        match self {
+            Job::InboxCleaner => (HOUR_MS, 0),
+            Job::LogRetention => (HOUR_MS, 30 * MINUTE_MS),
+        }
+    }
+
+    /// The first run strictly after `now_ms`.
+    pub fn next_after(self, now_ms: i64) -> i64 {
+        let (period, offset) = self.schedule();
+        ((now_ms - offset).div_euclid(period) + 1) * period + offset
+    }
+}
+
+/// Runs one job and schedules its next run.
+pub async fn run(
+    job: Job,
+    stores: &Stores,
+    safeguards: &Safeguards,
+    cx: &mut Cx<'_, Step>,
+) -> Result<(), sqlx::Error> {
+    let now = cx.now();
+    match job {
+        Job::InboxCleaner => {
+            let hours = safeguards.hours(Safeguard::InboxWindowHours);
+            let cutoff = now - hours * HOUR_MS;
+            let mut deleted = serde_json::Map::new();
+            for store in [StoreName::Wallet, StoreName::Sms] {
+                let mut tx = stores.begin(store).await?;
+                let n = sqlx::query("DELETE FROM inbox WHERE processed_ms < ?1")
+                    .bind(cutoff)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                tx.commit().await?;
+                deleted.insert(store.id().to_owned(), n.into());
+            }
+            cx.record(
+                Layer::Jobs,
+                EventKind::InboxCleaned,
+                None,
+                Outcome::Ok,
+                json!({"window_hours": hours, "cutoff_ms": cutoff, "deleted": deleted}),
+            );
+        }
+        Job::LogRetention => {
+            let mut tx = stores.begin(StoreName::Broker).await?;
+            let deleted = sqlx::query(
+                "DELETE FROM records WHERE at_ms < ?1 - (SELECT retention_ms FROM topics WHERE name = records.topic)",
+            )
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            // The log start is the oldest offset left, or the next offset when the partition is
+            // empty: a consumer that seeks before it lands there.
+            let moved = sqlx::query(
+                "UPDATE partitions SET log_start_offset = COALESCE(
+                     (SELECT MIN(\"offset\") FROM records r
+                      WHERE r.topic = partitions.topic AND r.partition = partitions.partition),
+                     next_offset)
+                 WHERE log_start_offset <> COALESCE(
+                     (SELECT MIN(\"offset\") FROM records r
+                      WHERE r.topic = partitions.topic AND r.partition = partitions.partition),
+                     next_offset)",
+            )
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.commit().await?;
+            cx.record(
+                Layer::Jobs,
+                EventKind::LogRetentionApplied,
+                None,
+                Outcome::Ok,
+                json!({"deleted": deleted, "partitions_moved": moved}),
+            );
+        }
+    }
+    cx.schedule_at(job.next_after(now), Step::Job(job));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_run_on_their_boundaries() {
+        assert_eq!(Job::InboxCleaner.next_after(9 * HOUR_MS), 10 * HOUR_MS);
+        assert_eq!(Job::InboxCleaner.next_after(9 * HOUR_MS - 1), 9 * HOUR_MS);
+        assert_eq!(
+            Job::LogRetention.next_after(9 * HOUR_MS),
+            9 * HOUR_MS + 30 * MINUTE_MS
+        );
+        assert_eq!(
+            Job::LogRetention.next_after(9 * HOUR_MS + 30 * MINUTE_MS),
+            10 * HOUR_MS + 30 * MINUTE_MS
+        );
+    }
+}

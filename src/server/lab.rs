@@ -1,0 +1,199 @@
+//! All sandboxes of one server: making them, finding them (loading a saved one on first use),
+//! unloading idle ones, deleting expired ones, and the caps that keep a classroom on one machine.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::{watch, Mutex};
+use uuid::Uuid;
+
+use super::config::Config;
+use super::error::LabError;
+use super::sandbox::{self, SandboxHandle};
+use crate::domain::ClockMode;
+
+/// The lab: every sandbox this server holds. Cheap to clone.
+#[derive(Clone)]
+pub struct Lab(Arc<Inner>);
+
+struct Inner {
+    config: Config,
+    /// Sandboxes whose owner task is running. Loading happens under this lock, so one sandbox
+    /// is never opened twice.
+    loaded: Mutex<HashMap<Uuid, SandboxHandle>>,
+    streams: AtomicUsize,
+    shutdown: watch::Sender<bool>,
+}
+
+/// A place among the server's event streams, given back when dropped.
+pub struct StreamPermit(Lab);
+
+impl Drop for StreamPermit {
+    fn drop(&mut self) {
+        self.0 .0.streams.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The file whose modification time says when a sandbox was last used.
+const LAST_USED_FILE: &str = "last_used";
+
+impl Lab {
+    /// Prepares the data folder and starts the reaper.
+    pub async fn start(config: Config) -> Result<Lab, LabError> {
+        tokio::fs::create_dir_all(config.data_dir.join("sandboxes")).await?;
+        let (shutdown, _) = watch::channel(false);
+        let lab = Lab(Arc::new(Inner {
+            config,
+            loaded: Mutex::new(HashMap::new()),
+            streams: AtomicUsize::new(0),
+            shutdown,
+        }));
+        let reaper = lab.clone();
+        tokio::spawn(async move { reaper.reap_forever().await });
+        Ok(lab)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.0.config
+    }
+
+    fn dir(&self, id: Uuid) -> PathBuf {
+        self.0.config.data_dir.join("sandboxes").join(id.to_string())
+    }
+
+    /// Makes a sandbox at the lesson's start. Without a seed, one is drawn (below 2^53, so a
+    /// browser's numbers hold it exactly).
+    pub async fn create(&self, seed: Option<u64>, mode: ClockMode) -> Result<SandboxHandle, LabError> {
+        let mut loaded = self.0.loaded.lock().await;
+        if self.count_on_disk().await? >= self.0.config.max_sandboxes {
+            return Err(LabError::TooManySandboxes(self.0.config.max_sandboxes));
+        }
+        let id = Uuid::new_v4();
+        let seed = seed.unwrap_or_else(|| Uuid::new_v4().as_u64_pair().0 >> 11);
+        let dir = self.dir(id);
+        let handle = sandbox::create(&dir, id, seed, mode).await?;
+        touch(&dir).await;
+        loaded.insert(id, handle.clone());
+        tracing::info!(sandbox = %id, seed, "sandbox created");
+        Ok(handle)
+    }
+
+    /// Finds a sandbox by the id in a URL, loading it from disk if it is not running.
+    pub async fn get(&self, id: &str) -> Result<SandboxHandle, LabError> {
+        let id = Uuid::parse_str(id).map_err(|_| LabError::NotFound)?;
+        let mut loaded = self.0.loaded.lock().await;
+        if let Some(handle) = loaded.get(&id) {
+            return Ok(handle.clone());
+        }
+        let dir = self.dir(id);
+        if !tokio::fs::try_exists(&dir).await.unwrap_or(false) {
+            return Err(LabError::NotFound);
+        }
+        let handle = sandbox::open(&dir).await?;
+        touch(&dir).await;
+        loaded.insert(id, handle.clone());
+        tracing::info!(sandbox = %id, "sandbox loaded");
+        Ok(handle)
+    }
+
+    /// Takes a place for an event stream, or says the server is full.
+    pub fn open_stream(&self) -> Result<StreamPermit, LabError> {
+        let max = self.0.config.max_streams;
+        let taken = self.0.streams.fetch_add(1, Ordering::SeqCst);
+        let permit = StreamPermit(self.clone());
+        if taken >= max {
+            return Err(LabError::TooManyStreams(max));
+        }
+        Ok(permit)
+    }
+
+    /// Becomes true when the server begins to stop: streams end on it.
+    pub fn shutdown_signal(&self) -> watch::Receiver<bool> {
+        self.0.shutdown.subscribe()
+    }
+
+    /// Ends every stream, saves every sandbox and closes their stores.
+    pub async fn shutdown(&self) {
+        self.0.shutdown.send_replace(true);
+        let handles: Vec<SandboxHandle> = self.0.loaded.lock().await.drain().map(|(_, h)| h).collect();
+        for handle in handles {
+            handle.shutdown().await;
+        }
+    }
+
+    async fn count_on_disk(&self) -> Result<usize, LabError> {
+        let mut entries = tokio::fs::read_dir(self.0.config.data_dir.join("sandboxes")).await?;
+        let mut n = 0;
+        while entries.next_entry().await?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    async fn reap_forever(&self) {
+        let mut shutdown = self.shutdown_signal();
+        let mut tick = tokio::time::interval(self.0.config.reap_every);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {}
+                _ = shutdown.changed() => return,
+            }
+            if let Err(e) = self.reap().await {
+                tracing::warn!("reaper: {e}");
+            }
+        }
+    }
+
+    /// Unloads sandboxes idle past the unload time with no stream watching, then deletes the
+    /// folders of unloaded sandboxes unused past their time to live.
+    pub async fn reap(&self) -> Result<(), LabError> {
+        let idle: Vec<SandboxHandle> = {
+            let mut loaded = self.0.loaded.lock().await;
+            let ids: Vec<Uuid> = loaded
+                .iter()
+                .filter(|(_, h)| h.subscribers() == 0 && h.idle_for() >= self.0.config.idle_unload)
+                .map(|(id, _)| *id)
+                .collect();
+            ids.iter().filter_map(|id| loaded.remove(id)).collect()
+        };
+        for handle in idle {
+            handle.shutdown().await;
+            touch(&self.dir(handle.id)).await;
+            tracing::info!(sandbox = %handle.id, "sandbox unloaded after idling");
+        }
+        let loaded = self.0.loaded.lock().await;
+        let mut entries = tokio::fs::read_dir(self.0.config.data_dir.join("sandboxes")).await?;
+        while let Some(entry) = entries.next_entry().await? {
+            let Some(id) = entry.file_name().to_str().and_then(|n| Uuid::parse_str(n).ok()) else {
+                continue;
+            };
+            if loaded.contains_key(&id) {
+                continue;
+            }
+            let age = last_used_age(&entry.path()).await;
+            if age >= self.0.config.sandbox_ttl {
+                tokio::fs::remove_dir_all(entry.path()).await?;
+                tracing::info!(sandbox = %id, "expired sandbox deleted");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Marks a sandbox as used now.
+async fn touch(dir: &std::path::Path) {
+    let _ = tokio::fs::write(dir.join(LAST_USED_FILE), b"").await;
+}
+
+async fn last_used_age(dir: &std::path::Path) -> Duration {
+    let modified = match tokio::fs::metadata(dir.join(LAST_USED_FILE)).await {
+        Ok(m) => m.modified().ok(),
+        Err(_) => tokio::fs::metadata(dir).await.ok().and_then(|m| m.modified().ok()),
+    };
+    modified
+        .and_then(|m| SystemTime::now().duration_since(m).ok())
+        .unwrap_or_default()
+}

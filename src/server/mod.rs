@@ -1,0 +1,13 @@
+//! The server side (ssr only): the simulation of every service, the sandboxes that hold them,
+//! and the HTTP adapters over them.
+
+pub mod api;
+pub mod config;
+pub mod error;
+pub mod jobs;
+pub mod lab;
+pub mod sandbox;
+pub mod sim;
+pub mod store;
+pub mod web;
+pub mod world;

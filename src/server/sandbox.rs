@@ -1,0 +1,658 @@
+//! One sandbox: its owner task, which alone holds the clock, the queue and the stores' writers,
+//! and the handle everyone else talks to it through.
+//!
+//! The owner runs one thing at a time: a command from outside (a request, a clock control) or a
+//! due step. In live mode it sleeps until the wall clock reaches the next step's virtual time;
+//! before any command it first runs everything that became due, so a command always lands
+//! between two steps at a well-defined virtual time.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::json;
+use sqlx::sqlite::SqlitePool;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use uuid::Uuid;
+
+use super::error::LabError;
+use super::sim::{NewEvent, Sim, SimCounters};
+use super::store::{StoreName, Stores};
+use super::world::{LabWorld, Step};
+use crate::domain::clock::START_MS;
+use crate::domain::{
+    Balances, ClockCommand, ClockMode, ClockState, Damage, EventKind, Faults, Layer, Outcome,
+    Safeguards, SandboxState, TimelineEvent,
+};
+
+/// How many timeline events a slow stream may fall behind before it re-reads from the store.
+const EVENT_BUFFER: usize = 256;
+/// How many commands may wait for the owner.
+const COMMAND_QUEUE: usize = 64;
+
+enum Command {
+    Clock(Vec<ClockCommand>, oneshot::Sender<Result<ClockState, LabError>>),
+    Safeguards(serde_json::Value, oneshot::Sender<Result<Safeguards, LabError>>),
+    Faults(serde_json::Value, oneshot::Sender<Result<Faults, LabError>>),
+    Reset(oneshot::Sender<Result<(), LabError>>),
+    State(oneshot::Sender<Result<SandboxState, LabError>>),
+    Shutdown(oneshot::Sender<()>),
+}
+
+/// How the rest of the server reaches a sandbox. Cheap to clone.
+#[derive(Clone)]
+pub struct SandboxHandle {
+    pub id: Uuid,
+    commands: mpsc::Sender<Command>,
+    events: broadcast::Sender<Arc<TimelineEvent>>,
+    clock: watch::Receiver<ClockState>,
+    log: SqlitePool,
+    last_used: Arc<Mutex<Instant>>,
+}
+
+impl SandboxHandle {
+    async fn ask<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<T, LabError>>) -> Command,
+    ) -> Result<T, LabError> {
+        self.touch();
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(make(tx))
+            .await
+            .map_err(|_| LabError::Unavailable)?;
+        rx.await.map_err(|_| LabError::Unavailable)?
+    }
+
+    /// Applies clock commands in order and returns the clock after them.
+    pub async fn clock(&self, commands: Vec<ClockCommand>) -> Result<ClockState, LabError> {
+        self.ask(|tx| Command::Clock(commands, tx)).await
+    }
+
+    /// Validates and applies a `PUT …/safeguards` body; nothing changes if any field is bad.
+    pub async fn set_safeguards(&self, body: serde_json::Value) -> Result<Safeguards, LabError> {
+        self.ask(|tx| Command::Safeguards(body, tx)).await
+    }
+
+    /// Validates and applies a `PUT …/faults` body; nothing changes if any field is bad.
+    pub async fn set_faults(&self, body: serde_json::Value) -> Result<Faults, LabError> {
+        self.ask(|tx| Command::Faults(body, tx)).await
+    }
+
+    /// Returns the sandbox to the lesson's start.
+    pub async fn reset(&self) -> Result<(), LabError> {
+        self.ask(Command::Reset).await
+    }
+
+    /// The whole sandbox, between two steps.
+    pub async fn state(&self) -> Result<SandboxState, LabError> {
+        self.ask(Command::State).await
+    }
+
+    /// The clock as last reported, without waiting for the owner.
+    pub fn clock_now(&self) -> ClockState {
+        *self.clock.borrow()
+    }
+
+    /// Watches the clock: a new value after every change of mode, speed or time.
+    pub fn watch_clock(&self) -> watch::Receiver<ClockState> {
+        self.clock.clone()
+    }
+
+    /// Every timeline event from now on, as it is stored.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<TimelineEvent>> {
+        self.touch();
+        self.events.subscribe()
+    }
+
+    /// Event streams open on this sandbox.
+    pub fn subscribers(&self) -> usize {
+        self.events.receiver_count()
+    }
+
+    /// Up to `limit` stored timeline events with an id above `after_id`, oldest first. Reads the
+    /// event log directly, so a stream catching up never waits for a step.
+    pub async fn events_after(&self, after_id: i64, limit: i64) -> Result<Vec<TimelineEvent>, LabError> {
+        let rows: Vec<(i64, i64, String, String, Option<String>, String, String)> = sqlx::query_as(
+            "SELECT id, at_ms, layer, kind, correlation, outcome, details FROM events
+             WHERE id > ?1 ORDER BY id LIMIT ?2",
+        )
+        .bind(after_id)
+        .bind(limit)
+        .fetch_all(&self.log)
+        .await?;
+        Ok(rows.into_iter().filter_map(event_from_row).collect())
+    }
+
+    fn touch(&self) {
+        if let Ok(mut t) = self.last_used.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    /// How long since anyone used this sandbox.
+    pub fn idle_for(&self) -> std::time::Duration {
+        self.last_used
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// Stops the owner after it saves its clock, and closes the stores.
+    pub async fn shutdown(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.commands.send(Command::Shutdown(tx)).await.is_ok() {
+            let _ = rx.await;
+        }
+    }
+}
+
+fn event_from_row(
+    (id, at_ms, layer, kind, correlation, outcome, details): (
+        i64,
+        i64,
+        String,
+        String,
+        Option<String>,
+        String,
+        String,
+    ),
+) -> Option<TimelineEvent> {
+    Some(TimelineEvent {
+        id,
+        at_ms,
+        layer: Layer::from_id(&layer)?,
+        kind: serde_json::from_value(serde_json::Value::String(kind)).ok()?,
+        correlation,
+        outcome: Outcome::from_id(&outcome)?,
+        details: serde_json::from_str(&details).unwrap_or(serde_json::Value::Null),
+    })
+}
+
+/// The owner task's state.
+struct Owner {
+    id: Uuid,
+    seed: u64,
+    sim: Sim<Step>,
+    world: LabWorld,
+    mode: ClockMode,
+    speed: f64,
+    /// In live mode: the wall instant and the virtual time it corresponds to.
+    anchor: Option<(Instant, i64)>,
+    events: broadcast::Sender<Arc<TimelineEvent>>,
+    clock: watch::Sender<ClockState>,
+}
+
+/// Makes a new sandbox in `dir` (which must not hold one yet) and starts its owner.
+pub async fn create(
+    dir: &Path,
+    id: Uuid,
+    seed: u64,
+    mode: ClockMode,
+) -> Result<SandboxHandle, LabError> {
+    tokio::fs::create_dir_all(dir).await?;
+    let stores = Stores::open(dir).await?;
+    stores.reset_services().await?;
+    let safeguards = Safeguards::default();
+    let faults = Faults::default();
+    let counters = Sim::<Step>::new(START_MS, seed).counters();
+    sqlx::query(
+        "INSERT INTO sandbox (id, sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults)
+         VALUES (1, ?1, ?2, ?3, ?4, ?5, 1.0, 0, 0, ?6, ?7)",
+    )
+    .bind(id.to_string())
+    .bind(seed as i64)
+    .bind(counters.rng_state as i64)
+    .bind(counters.now_ms)
+    .bind(mode_id(mode))
+    .bind(serde_json::to_string(&safeguards).expect("safeguards serialise"))
+    .bind(serde_json::to_string(&faults).expect("faults serialise"))
+    .execute(stores.pool(StoreName::Lab))
+    .await?;
+    let handle = start(dir, stores).await?;
+    Ok(handle)
+}
+
+/// Opens a sandbox saved in `dir` and starts its owner. The clock resumes where it was saved;
+/// work that was in flight when the server stopped is gone, as after a crash.
+pub async fn open(dir: &Path) -> Result<SandboxHandle, LabError> {
+    if !dir.join(format!("{}.sqlite", StoreName::Lab.id())).exists() {
+        return Err(LabError::NotFound);
+    }
+    let stores = Stores::open(dir).await?;
+    start(dir, stores).await
+}
+
+async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
+    type Row = (String, i64, i64, i64, String, f64, i64, i64, String, String);
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults
+         FROM sandbox WHERE id = 1",
+    )
+    .fetch_optional(stores.pool(StoreName::Lab))
+    .await?;
+    let Some((sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults)) =
+        row
+    else {
+        stores.close().await;
+        return Err(LabError::NotFound);
+    };
+    let id = Uuid::parse_str(&sandbox_id).map_err(|_| LabError::NotFound)?;
+    let fresh = steps_run == 0 && seq == 0;
+    let mut sim = Sim::resume(SimCounters {
+        now_ms,
+        seq: seq as u64,
+        steps_run: steps_run as u64,
+        rng_state: rng_state as u64,
+    });
+    for (at, step) in LabWorld::standing_steps(now_ms) {
+        sim.schedule_at(at, step);
+    }
+    let mode = if mode == "paused" {
+        ClockMode::Paused
+    } else {
+        ClockMode::Live
+    };
+    let log = stores.pool(StoreName::Lab).clone();
+    let (events, _) = broadcast::channel(EVENT_BUFFER);
+    let (clock_tx, clock_rx) = watch::channel(ClockState {
+        now_ms,
+        mode,
+        speed,
+        next_due_ms: sim.next_due(),
+    });
+    let mut owner = Owner {
+        id,
+        seed: seed as u64,
+        sim,
+        world: LabWorld {
+            stores,
+            safeguards: serde_json::from_str(&safeguards).unwrap_or_default(),
+            faults: serde_json::from_str(&faults).unwrap_or_default(),
+        },
+        mode,
+        speed,
+        anchor: (mode == ClockMode::Live).then(|| (Instant::now(), now_ms)),
+        events: events.clone(),
+        clock: clock_tx,
+    };
+    if fresh {
+        owner
+            .publish(vec![owner.lab_event(
+                EventKind::SandboxCreated,
+                json!({"seed": owner.seed}),
+            )])
+            .await?;
+        owner.save().await?;
+    }
+    let (commands, rx) = mpsc::channel(COMMAND_QUEUE);
+    let dir: PathBuf = dir.to_path_buf();
+    tokio::spawn(async move {
+        if let Err(e) = owner.run(rx).await {
+            tracing::error!(sandbox = %owner.id, dir = %dir.display(), "sandbox owner stopped: {e}");
+        }
+        owner.world.stores.close().await;
+    });
+    Ok(SandboxHandle {
+        id,
+        commands,
+        events,
+        clock: clock_rx,
+        log,
+        last_used: Arc::new(Mutex::new(Instant::now())),
+    })
+}
+
+impl Owner {
+    async fn run(&mut self, mut rx: mpsc::Receiver<Command>) -> Result<(), LabError> {
+        loop {
+            let wake = self.next_wake();
+            let command = tokio::select! {
+                c = rx.recv() => c,
+                _ = sleep_until(wake), if wake.is_some() => {
+                    self.catch_up().await?;
+                    continue;
+                }
+            };
+            let Some(command) = command else {
+                self.save().await?;
+                return Ok(());
+            };
+            self.catch_up().await?;
+            match command {
+                Command::Clock(cmds, reply) => {
+                    let r = self.clock_commands(cmds).await;
+                    let _ = reply.send(r);
+                }
+                Command::Safeguards(body, reply) => {
+                    let r = self.set_safeguards(body).await;
+                    let _ = reply.send(r);
+                }
+                Command::Faults(body, reply) => {
+                    let r = self.set_faults(body).await;
+                    let _ = reply.send(r);
+                }
+                Command::Reset(reply) => {
+                    let r = self.reset().await;
+                    let _ = reply.send(r);
+                }
+                Command::State(reply) => {
+                    let r = self.state().await;
+                    let _ = reply.send(r);
+                }
+                Command::Shutdown(reply) => {
+                    self.save().await?;
+                    let _ = reply.send(());
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Where the clock stands now: in live mode, where wall time has carried it.
+    fn live_now(&self) -> i64 {
+        match self.anchor {
+            Some((wall, virt)) => {
+                let elapsed = wall.elapsed().as_secs_f64() * 1_000.0 * self.speed;
+                (virt + elapsed as i64).max(self.sim.now())
+            }
+            None => self.sim.now(),
+        }
+    }
+
+    /// The wall instant at which the next step falls due, in live mode.
+    fn next_wake(&self) -> Option<tokio::time::Instant> {
+        let (wall, virt) = self.anchor?;
+        let due = self.sim.next_due()?;
+        let wall_ms = ((due - virt).max(0) as f64 / self.speed).ceil();
+        Some((wall + std::time::Duration::from_millis(wall_ms as u64)).into())
+    }
+
+    /// Runs every step that became due by now (live mode) and brings the clock up to now.
+    async fn catch_up(&mut self) -> Result<(), LabError> {
+        if self.anchor.is_none() {
+            return Ok(());
+        }
+        let target = self.live_now();
+        let ran = self.run_until(Some(target), usize::MAX).await?;
+        self.sim.settle_at(target);
+        if ran > 0 {
+            self.save().await?;
+            self.report_clock();
+        }
+        Ok(())
+    }
+
+    /// Runs due steps in order, at most `max` of them, each one's events stored and published
+    /// before the next runs. Returns how many ran.
+    async fn run_until(&mut self, until: Option<i64>, max: usize) -> Result<usize, LabError> {
+        let mut ran = 0;
+        while ran < max {
+            let Some(step) = self.sim.run_next(&mut self.world, until).await else {
+                break;
+            };
+            ran += 1;
+            if let Err(e) = step.result {
+                // A failing store is a broken sandbox, not a lesson: say so and stop.
+                tracing::error!(sandbox = %self.id, "step failed at {}: {e}", step.at_ms);
+                return Err(LabError::Store(e));
+            }
+            self.publish(step.events).await?;
+        }
+        Ok(ran)
+    }
+
+    async fn clock_commands(&mut self, commands: Vec<ClockCommand>) -> Result<ClockState, LabError> {
+        let commands = commands
+            .into_iter()
+            .map(ClockCommand::validate)
+            .collect::<Result<Vec<_>, _>>()?;
+        for command in commands {
+            let before = self.sim.now();
+            match command {
+                ClockCommand::Pause => {
+                    self.anchor = None;
+                    self.mode = ClockMode::Paused;
+                    let e = self.lab_event(EventKind::ClockChanged, json!({"mode": "paused"}));
+                    self.publish(vec![e]).await?;
+                }
+                ClockCommand::Resume => {
+                    self.mode = ClockMode::Live;
+                    self.anchor = Some((Instant::now(), before));
+                    let e = self.lab_event(
+                        EventKind::ClockChanged,
+                        json!({"mode": "live", "speed": self.speed}),
+                    );
+                    self.publish(vec![e]).await?;
+                }
+                ClockCommand::Speed { speed } => {
+                    self.speed = speed;
+                    if self.anchor.is_some() {
+                        self.anchor = Some((Instant::now(), before));
+                    }
+                    let e = self.lab_event(EventKind::ClockChanged, json!({"speed": speed}));
+                    self.publish(vec![e]).await?;
+                }
+                ClockCommand::Step => {
+                    if let Some(due) = self.sim.next_due() {
+                        self.record_input(&command).await?;
+                        let e = self.lab_event(
+                            EventKind::ClockStepped,
+                            json!({"from_ms": before, "to_ms": due}),
+                        );
+                        self.publish(vec![e]).await?;
+                        self.run_until(None, 1).await?;
+                        self.reanchor();
+                    }
+                }
+                ClockCommand::Advance { seconds } => {
+                    let target = before + seconds * 1_000;
+                    self.record_input(&command).await?;
+                    let e = self.lab_event(
+                        EventKind::ClockJumped,
+                        json!({"from_ms": before, "to_ms": target}),
+                    );
+                    self.publish(vec![e]).await?;
+                    self.run_until(Some(target), usize::MAX).await?;
+                    self.sim.settle_at(target);
+                    self.reanchor();
+                }
+            }
+        }
+        self.save().await?;
+        Ok(self.report_clock())
+    }
+
+    /// After the clock was moved by hand, live time continues from where it now stands.
+    fn reanchor(&mut self) {
+        if self.anchor.is_some() {
+            self.anchor = Some((Instant::now(), self.sim.now()));
+        }
+    }
+
+    async fn set_safeguards(&mut self, body: serde_json::Value) -> Result<Safeguards, LabError> {
+        let next = self.world.safeguards.patched(&body)?;
+        self.record_input(&json!({"safeguards": body})).await?;
+        self.world.safeguards = next.clone();
+        let e = self.lab_event(EventKind::SafeguardsChanged, body);
+        self.publish(vec![e]).await?;
+        self.save().await?;
+        Ok(next)
+    }
+
+    async fn set_faults(&mut self, body: serde_json::Value) -> Result<Faults, LabError> {
+        let next = self.world.faults.patched(&body)?;
+        self.record_input(&json!({"faults": body})).await?;
+        self.world.faults = next.clone();
+        let e = self.lab_event(EventKind::FaultsChanged, body);
+        self.publish(vec![e]).await?;
+        self.save().await?;
+        Ok(next)
+    }
+
+    /// Back to the lesson's start: every service store emptied and re-seeded, default settings,
+    /// the clock at 09:00 on day 1 running live at ×1, the generator back at the seed, and a new
+    /// timeline (event ids keep counting up so a stream never sees an id twice).
+    async fn reset(&mut self) -> Result<(), LabError> {
+        self.world.stores.reset_services().await?;
+        let lab = self.world.stores.pool(StoreName::Lab);
+        sqlx::query("DELETE FROM events").execute(lab).await?;
+        sqlx::query("DELETE FROM inputs").execute(lab).await?;
+        self.world.safeguards = Safeguards::default();
+        self.world.faults = Faults::default();
+        self.sim = Sim::new(START_MS, self.seed);
+        for (at, step) in LabWorld::standing_steps(START_MS) {
+            self.sim.schedule_at(at, step);
+        }
+        self.mode = ClockMode::Live;
+        self.speed = 1.0;
+        self.anchor = Some((Instant::now(), START_MS));
+        let e = self.lab_event(EventKind::SandboxReset, json!({"seed": self.seed}));
+        self.publish(vec![e]).await?;
+        self.save().await?;
+        self.report_clock();
+        Ok(())
+    }
+
+    async fn state(&mut self) -> Result<SandboxState, LabError> {
+        let stores = &self.world.stores;
+        let payments: Vec<(String, i64)> =
+            sqlx::query_as("SELECT user_id, opening_balance FROM accounts ORDER BY user_id")
+                .fetch_all(stores.pool(StoreName::Payments))
+                .await?;
+        let wallet: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT w.user_id, w.opening_balance + COALESCE(SUM(c.amount), 0)
+             FROM wallets w LEFT JOIN credits c ON c.user_id = w.user_id
+             GROUP BY w.user_id ORDER BY w.user_id",
+        )
+        .fetch_all(stores.pool(StoreName::Wallet))
+        .await?;
+        Ok(SandboxState {
+            id: self.id.to_string(),
+            seed: self.seed,
+            clock: self.clock_state(),
+            safeguards: self.world.safeguards.clone(),
+            faults: self.world.faults.clone(),
+            balances: Balances {
+                payments: payments.into_iter().collect(),
+                wallet: wallet.into_iter().collect(),
+            },
+            tables: stores.snapshot().await?,
+            damage: Damage::default(),
+        })
+    }
+
+    fn clock_state(&self) -> ClockState {
+        ClockState {
+            now_ms: self.sim.now(),
+            mode: self.mode,
+            speed: self.speed,
+            next_due_ms: self.sim.next_due(),
+        }
+    }
+
+    fn report_clock(&self) -> ClockState {
+        let state = self.clock_state();
+        self.clock.send_replace(state);
+        state
+    }
+
+    /// An event on the lab lane, at the current virtual time.
+    fn lab_event(&self, kind: EventKind, details: serde_json::Value) -> NewEvent {
+        NewEvent {
+            at_ms: self.sim.now(),
+            layer: Layer::Lab,
+            kind,
+            correlation: None,
+            outcome: Outcome::Ok,
+            details,
+        }
+    }
+
+    /// Stores events in the event log (one transaction) and then sends them to every stream.
+    async fn publish(&mut self, events: Vec<NewEvent>) -> Result<(), LabError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.world.stores.begin(StoreName::Lab).await?;
+        let mut stored = Vec::with_capacity(events.len());
+        for e in events {
+            let kind = serde_json::to_value(e.kind).expect("event kinds serialise");
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO events (at_ms, layer, kind, correlation, outcome, details)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+            )
+            .bind(e.at_ms)
+            .bind(e.layer.id())
+            .bind(kind.as_str())
+            .bind(&e.correlation)
+            .bind(e.outcome.id())
+            .bind(e.details.to_string())
+            .fetch_one(&mut *tx)
+            .await?;
+            stored.push(TimelineEvent {
+                id,
+                at_ms: e.at_ms,
+                layer: e.layer,
+                kind: e.kind,
+                correlation: e.correlation,
+                outcome: e.outcome,
+                details: e.details,
+            });
+        }
+        tx.commit().await?;
+        for e in stored {
+            // No stream listening is fine: the log has it.
+            let _ = self.events.send(Arc::new(e));
+        }
+        Ok(())
+    }
+
+    /// Notes an outside input with where it arrived (virtual time and steps run before it): a run
+    /// is its seed plus these.
+    async fn record_input(&mut self, input: &impl serde::Serialize) -> Result<(), LabError> {
+        let c = self.sim.counters();
+        sqlx::query("INSERT INTO inputs (at_ms, after_step, input) VALUES (?1, ?2, ?3)")
+            .bind(c.now_ms)
+            .bind(c.steps_run as i64)
+            .bind(serde_json::to_string(input).expect("inputs serialise"))
+            .execute(self.world.stores.pool(StoreName::Lab))
+            .await?;
+        Ok(())
+    }
+
+    /// Saves the clock, the scheduler's counters and the settings.
+    async fn save(&mut self) -> Result<(), LabError> {
+        let now = self.live_now();
+        let c = self.sim.counters();
+        sqlx::query(
+            "UPDATE sandbox SET rng_state = ?1, now_ms = ?2, mode = ?3, speed = ?4, seq = ?5,
+             steps_run = ?6, safeguards = ?7, faults = ?8 WHERE id = 1",
+        )
+        .bind(c.rng_state as i64)
+        .bind(now)
+        .bind(mode_id(self.mode))
+        .bind(self.speed)
+        .bind(c.seq as i64)
+        .bind(c.steps_run as i64)
+        .bind(serde_json::to_string(&self.world.safeguards).expect("safeguards serialise"))
+        .bind(serde_json::to_string(&self.world.faults).expect("faults serialise"))
+        .execute(self.world.stores.pool(StoreName::Lab))
+        .await?;
+        Ok(())
+    }
+}
+
+fn mode_id(mode: ClockMode) -> &'static str {
+    match mode {
+        ClockMode::Live => "live",
+        ClockMode::Paused => "paused",
+    }
+}
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

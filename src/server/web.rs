@@ -1,0 +1,118 @@
+//! The whole HTTP surface in one router: the API, the `/lab` entrance, the Leptos pages, the
+//! static files, and the headers every response carries.
+
+use axum::extract::{FromRef, State};
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
+use axum::Router;
+use leptos::prelude::*;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+
+use super::error::LabError;
+use super::lab::Lab;
+use crate::app::{shell, App};
+use crate::domain::ClockMode;
+
+/// What every handler and server function can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub lab: Lab,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(s: &AppState) -> Self {
+        s.leptos_options.clone()
+    }
+}
+
+impl FromRef<AppState> for Lab {
+    fn from_ref(s: &AppState) -> Self {
+        s.lab.clone()
+    }
+}
+
+/// The cookie that remembers a browser's sandbox, so `/lab` brings a returning student back.
+pub const SANDBOX_COOKIE: &str = "pocketpay_sandbox";
+
+/// Builds the application: tests call this with a lab of their own.
+pub fn app(leptos_options: LeptosOptions, lab: Lab) -> Router {
+    let state = AppState {
+        leptos_options,
+        lab: lab.clone(),
+    };
+    let routes = generate_route_list(App);
+    Router::new()
+        .route("/lab", get(lab_entrance))
+        .leptos_routes(&state, routes, {
+            let options = state.leptos_options.clone();
+            move || shell(options.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .with_state(state)
+        .merge(super::api::router().with_state(lab))
+        .layer(axum::middleware::map_response(security_headers))
+}
+
+/// `GET /lab`: back to this browser's sandbox if it still exists, else a new one.
+async fn lab_entrance(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, LabError> {
+    if let Some(id) = cookie(&headers, SANDBOX_COOKIE) {
+        if let Ok(sandbox) = state.lab.get(&id).await {
+            return Ok(Redirect::to(&format!("/lab/{}", sandbox.id)).into_response());
+        }
+    }
+    let sandbox = state.lab.create(None, ClockMode::Live).await?;
+    let max_age = state.lab.config().sandbox_ttl.as_secs();
+    let mut response = Redirect::to(&format!("/lab/{}", sandbox.id)).into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&format!(
+            "{SANDBOX_COOKIE}={}; Path=/; Max-Age={max_age}; SameSite=Lax",
+            sandbox.id
+        ))
+        .expect("a uuid and digits make a valid header"),
+    );
+    Ok(response)
+}
+
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_owned())
+}
+
+async fn security_headers(mut response: Response) -> Response {
+    let h = response.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sandbox_cookie_is_found_among_others() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_static("a=1; pocketpay_sandbox=abc; b=2"),
+        );
+        assert_eq!(cookie(&h, SANDBOX_COOKIE).as_deref(), Some("abc"));
+        assert_eq!(cookie(&HeaderMap::new(), SANDBOX_COOKIE), None);
+    }
+}

@@ -1,0 +1,40 @@
+//! The services of one sandbox as the scheduler sees them: the steps they run and the state they
+//! share (stores, safeguards, faults).
+
+use super::jobs::{self, Job};
+use super::sim::{Cx, World};
+use super::store::Stores;
+use crate::domain::{Faults, Safeguards};
+
+/// One unit of work the scheduler runs at a virtual time. Each service adds its own steps here.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    Job(Job),
+}
+
+/// Everything a step can touch.
+pub struct LabWorld {
+    pub stores: Stores,
+    pub safeguards: Safeguards,
+    pub faults: Faults,
+}
+
+impl LabWorld {
+    /// The steps a sandbox always has queued: the first run of each background job.
+    pub fn standing_steps(now_ms: i64) -> impl Iterator<Item = (i64, Step)> {
+        Job::ALL
+            .into_iter()
+            .map(move |job| (job.next_after(now_ms), Step::Job(job)))
+    }
+}
+
+impl World for LabWorld {
+    type Step = Step;
+    type Error = sqlx::Error;
+
+    async fn run(&mut self, step: Step, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
+        match step {
+            Step::Job(job) => jobs::run(job, &self.stores, &self.safeguards, cx).await,
+        }
+    }
+}

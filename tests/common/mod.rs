@@ -1,0 +1,241 @@
+//! `TestLab`: the real server binary on a free port with a temporary data folder.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, Response, StatusCode};
+use serde_json::{json, Value};
+use tokio::process::{Child, Command};
+
+pub struct TestLab {
+    pub base: String,
+    pub client: Client,
+    child: Option<Child>,
+    data: PathBuf,
+    env: Vec<(String, String)>,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+impl TestLab {
+    /// A server with a fresh data folder.
+    pub async fn start() -> TestLab {
+        TestLab::start_with(&[]).await
+    }
+
+    /// A server with a fresh data folder and extra environment settings.
+    pub async fn start_with(env: &[(&str, &str)]) -> TestLab {
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let data = tmp.path().to_path_buf();
+        let mut lab = TestLab {
+            base: String::new(),
+            client: Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            child: None,
+            data,
+            env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            _tmp: Some(tmp),
+        };
+        lab.spawn().await;
+        lab
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data
+    }
+
+    async fn spawn(&mut self) {
+        let port = free_port();
+        self.base = format!("http://127.0.0.1:{port}");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pocketpay-lab"));
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
+            .env("LAB_DATA_DIR", &self.data)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        self.child = Some(cmd.spawn().expect("the server binary starts"));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(r) = self.client.get(format!("{}/api/ping", self.base)).send().await {
+                assert_eq!(r.status(), StatusCode::NOT_FOUND);
+                return;
+            }
+            assert!(Instant::now() < deadline, "the server did not answer within 30 s");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Stops the server with SIGTERM and waits for it; returns whether it exited cleanly.
+    pub async fn stop(&mut self) -> bool {
+        let Some(mut child) = self.child.take() else {
+            return true;
+        };
+        let pid = child.id().expect("a running child has a pid");
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status();
+        match tokio::time::timeout(Duration::from_secs(15), child.wait()).await {
+            Ok(Ok(status)) => status.success(),
+            _ => {
+                let _ = child.kill().await;
+                false
+            }
+        }
+    }
+
+    /// Stops the server and starts it again on the same data folder.
+    pub async fn restart(&mut self) {
+        assert!(self.stop().await, "the server should stop cleanly on SIGTERM");
+        self.spawn().await;
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// Makes a sandbox, paused at the lesson's start, with this seed.
+    pub async fn sandbox(&self, seed: u64) -> String {
+        let r = self
+            .post("/api/sandboxes", json!({"seed": seed, "paused": true}))
+            .await;
+        assert_eq!(r.status(), StatusCode::CREATED);
+        r.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Response {
+        self.client.post(self.url(path)).json(&body).send().await.unwrap()
+    }
+
+    pub async fn put(&self, path: &str, body: Value) -> Response {
+        self.client.put(self.url(path)).json(&body).send().await.unwrap()
+    }
+
+    pub async fn get(&self, path: &str) -> Response {
+        self.client.get(self.url(path)).send().await.unwrap()
+    }
+
+    pub async fn state(&self, id: &str) -> Value {
+        let r = self.get(&format!("/api/sandboxes/{id}/state")).await;
+        assert_eq!(r.status(), StatusCode::OK);
+        r.json().await.unwrap()
+    }
+
+    pub async fn clock(&self, id: &str, body: Value) -> Value {
+        let r = self.post(&format!("/api/sandboxes/{id}/clock"), body).await;
+        assert_eq!(r.status(), StatusCode::OK);
+        r.json().await.unwrap()
+    }
+
+    /// Reads an event stream until `want` timeline events have arrived (or 10 s pass).
+    pub async fn read_stream(&self, id: &str, last_event_id: Option<&str>, want: usize) -> Stream {
+        let mut req = self.client.get(self.url(&format!("/api/sandboxes/{id}/events")));
+        if let Some(last) = last_event_id {
+            req = req.header("Last-Event-ID", last);
+        }
+        let mut response = req.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            response.headers()["content-type"].to_str().unwrap(),
+            "text/event-stream"
+        );
+        let mut text = String::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let mut stream = Stream::default();
+        while stream.timeline.len() < want {
+            let chunk = tokio::time::timeout_at(deadline, response.chunk())
+                .await
+                .expect("the stream delivered in time")
+                .unwrap()
+                .expect("the stream stays open");
+            text.push_str(&String::from_utf8_lossy(&chunk));
+            stream = Stream::parse(&text);
+        }
+        stream
+    }
+}
+
+impl Drop for TestLab {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.start_kill();
+        }
+    }
+}
+
+/// What an event stream delivered, in order.
+#[derive(Default, Debug)]
+pub struct Stream {
+    /// `(sse id, event)` of each `timeline` message.
+    pub timeline: Vec<(i64, Value)>,
+    pub clocks: Vec<Value>,
+    /// Message types in arrival order.
+    pub order: Vec<String>,
+}
+
+impl Stream {
+    fn parse(text: &str) -> Stream {
+        let mut s = Stream::default();
+        for block in text.split("\n\n") {
+            if !text.contains(&format!("{block}\n\n")) {
+                continue; // an unfinished message
+            }
+            let (mut kind, mut id, mut data) = (None, None, String::new());
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    kind = Some(v.trim().to_owned());
+                } else if let Some(v) = line.strip_prefix("id:") {
+                    id = v.trim().parse::<i64>().ok();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push_str(v.trim_start());
+                }
+            }
+            match kind.as_deref() {
+                Some("timeline") => {
+                    s.timeline.push((id.expect("timeline events carry an id"), serde_json::from_str(&data).unwrap()));
+                    s.order.push("timeline".into());
+                }
+                Some("clock") => {
+                    s.clocks.push(serde_json::from_str(&data).unwrap());
+                    s.order.push("clock".into());
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+/// Asserts a problem+json answer with this status and type, and returns its body.
+pub async fn expect_problem(r: Response, status: u16, kind: &str) -> Value {
+    assert_eq!(r.status().as_u16(), status, "status for {}", r.url());
+    assert_eq!(
+        r.headers()["content-type"].to_str().unwrap(),
+        "application/problem+json",
+        "content type for {}",
+        r.url()
+    );
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["type"], format!("urn:pocketpay-lab:problem:{kind}"), "{body}");
+    assert_eq!(body["status"], status);
+    assert!(body["detail"].as_str().is_some_and(|d| !d.is_empty()));
+    body
+}
