@@ -35,7 +35,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: '../target/release/pocketpay-lab',
+    command: './target/release/pocketpay-lab',
     cwd: '..',
     url: `http://127.0.0.1:${port}/`,
     reuseExistingServer: false,

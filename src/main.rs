@@ -27,7 +27,10 @@ async fn main() {
     let lab = match Lab::start(config.clone()).await {
         Ok(lab) => lab,
         Err(e) => {
-            eprintln!("cannot use the data folder {}: {e}", config.data_dir.display());
+            eprintln!(
+                "cannot use the data folder {}: {e}",
+                config.data_dir.display()
+            );
             std::process::exit(2);
         }
     };

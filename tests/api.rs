@@ -18,7 +18,10 @@ async fn a_new_sandbox_starts_at_the_lesson_start() {
     let r = lab.post("/api/sandboxes", json!({"seed": 42})).await;
     assert_eq!(r.status(), StatusCode::CREATED);
     let location = r.headers()["location"].to_str().unwrap().to_owned();
-    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let id = r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(location, format!("/api/sandboxes/{id}"));
     assert_eq!(uuid::Uuid::parse_str(&id).unwrap().get_version_num(), 4);
 
@@ -27,7 +30,10 @@ async fn a_new_sandbox_starts_at_the_lesson_start() {
     assert_eq!(s["clock"]["mode"], "live");
     assert_eq!(s["clock"]["speed"], 1.0);
     assert!(s["clock"]["now_ms"].as_i64().unwrap() >= START_MS);
-    assert_eq!(s["balances"]["payments"], json!({"shimul": 2000, "tithi": 0}));
+    assert_eq!(
+        s["balances"]["payments"],
+        json!({"shimul": 2000, "tithi": 0})
+    );
     assert_eq!(s["balances"]["wallet"], json!({"tithi": 0}));
     assert_eq!(s["safeguards"].as_object().unwrap().len(), 14);
     assert!(s["safeguards"]
@@ -38,7 +44,11 @@ async fn a_new_sandbox_starts_at_the_lesson_start() {
     assert_eq!(s["faults"]["phone_timeout_ms"], 5000);
     for store in ["payments", "broker", "fraud", "wallet", "sms", "lab"] {
         assert!(
-            s["tables"].as_object().unwrap().keys().any(|k| k.starts_with(&format!("{store}."))),
+            s["tables"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .any(|k| k.starts_with(&format!("{store}."))),
             "no table of store {store}"
         );
     }
@@ -54,7 +64,10 @@ async fn a_new_sandbox_starts_at_the_lesson_start() {
 async fn a_live_clock_follows_wall_time_and_a_paused_one_stands_still() {
     let lab = TestLab::start().await;
     let r = lab.post("/api/sandboxes", json!({})).await;
-    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let id = r.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let t0 = lab.state(&id).await["clock"]["now_ms"].as_i64().unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let t1 = lab.state(&id).await["clock"]["now_ms"].as_i64().unwrap();
@@ -70,7 +83,11 @@ async fn a_live_clock_follows_wall_time_and_a_paused_one_stands_still() {
     let live = lab.clock(&id, json!({"mode": "live", "speed": 10})).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let t2 = lab.state(&id).await["clock"]["now_ms"].as_i64().unwrap();
-    assert!(t2 - live["now_ms"].as_i64().unwrap() >= 2_500, "×10 moved {}", t2 - live["now_ms"].as_i64().unwrap());
+    assert!(
+        t2 - live["now_ms"].as_i64().unwrap() >= 2_500,
+        "×10 moved {}",
+        t2 - live["now_ms"].as_i64().unwrap()
+    );
 }
 
 #[tokio::test]
@@ -81,7 +98,10 @@ async fn jumping_runs_every_job_due_on_the_way_in_order() {
     assert_eq!(c["now_ms"], START_MS + 6 * HOUR_MS);
     assert_eq!(c["mode"], "paused");
     let events = lab.read_stream(&id, None, 13).await.timeline;
-    let kinds: Vec<&str> = events.iter().map(|(_, e)| e["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|(_, e)| e["kind"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds[0], "sandbox_created");
     assert_eq!(kinds[1], "clock_jumped");
     // 09:30 retention, 10:00 inbox, 10:30 retention … 15:00 inbox: twelve runs, alternating.
@@ -93,10 +113,15 @@ async fn jumping_runs_every_job_due_on_the_way_in_order() {
     assert_eq!(jobs[0], (START_MS + HOUR_MS / 2, "log_retention_applied"));
     assert_eq!(jobs[1], (START_MS + HOUR_MS, "inbox_cleaned"));
     assert!(jobs.windows(2).all(|w| w[0].0 < w[1].0));
-    assert!(events.iter().skip(2).all(|(_, e)| e["layer"] == "jobs" && e["outcome"] == "ok"));
+    assert!(events
+        .iter()
+        .skip(2)
+        .all(|(_, e)| e["layer"] == "jobs" && e["outcome"] == "ok"));
 
     // Step runs exactly the next one.
-    let before = lab.state(&id).await["clock"]["next_due_ms"].as_i64().unwrap();
+    let before = lab.state(&id).await["clock"]["next_due_ms"]
+        .as_i64()
+        .unwrap();
     let stepped = lab.clock(&id, json!({"step": true})).await;
     assert_eq!(stepped["now_ms"], before);
     assert!(stepped["next_due_ms"].as_i64().unwrap() > before);
@@ -110,9 +135,15 @@ async fn the_same_seed_and_inputs_give_the_same_timeline() {
         let id = lab.sandbox(seed).await;
         let script = [
             ("clock", json!({"advance_seconds": 5400})),
-            ("faults", json!({"response_loss_pct": 30, "crash": {"relay_after_publish": 0.5}})),
+            (
+                "faults",
+                json!({"response_loss_pct": 30, "crash": {"relay_after_publish": 0.5}}),
+            ),
             ("clock", json!({"step": true})),
-            ("safeguards", json!({"inbox_window_hours": 24, "wallet_inbox": false})),
+            (
+                "safeguards",
+                json!({"inbox_window_hours": 24, "wallet_inbox": false}),
+            ),
             ("clock", json!({"advance_seconds": 86_400})),
             ("clock", json!({"speed": 2.5})),
             ("safeguards", json!({"wallet_inbox": true})),
@@ -171,11 +202,23 @@ async fn the_event_stream_resumes_from_last_event_id() {
     let reader = async move { lab2.read_stream(&id2, Some(&last_seen), 2).await };
     let writer = async {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        lab.put(&format!("/api/sandboxes/{id}/faults"), json!({"latency_ms": 80})).await;
-        lab.put(&format!("/api/sandboxes/{id}/safeguards"), json!({"outbox": false})).await;
+        lab.put(
+            &format!("/api/sandboxes/{id}/faults"),
+            json!({"latency_ms": 80}),
+        )
+        .await;
+        lab.put(
+            &format!("/api/sandboxes/{id}/safeguards"),
+            json!({"outbox": false}),
+        )
+        .await;
     };
     let (live, _) = tokio::join!(reader, writer);
-    let kinds: Vec<&str> = live.timeline.iter().map(|(_, e)| e["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = live
+        .timeline
+        .iter()
+        .map(|(_, e)| e["kind"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["faults_changed", "safeguards_changed"]);
 }
 
@@ -183,9 +226,16 @@ async fn the_event_stream_resumes_from_last_event_id() {
 async fn a_sandbox_survives_a_restart() {
     let mut lab = TestLab::start().await;
     let id = lab.sandbox(9).await;
-    lab.put(&format!("/api/sandboxes/{id}/safeguards"), json!({"atomic_claim": false}))
-        .await;
-    lab.put(&format!("/api/sandboxes/{id}/faults"), json!({"lb_retry": true})).await;
+    lab.put(
+        &format!("/api/sandboxes/{id}/safeguards"),
+        json!({"atomic_claim": false}),
+    )
+    .await;
+    lab.put(
+        &format!("/api/sandboxes/{id}/faults"),
+        json!({"lb_retry": true}),
+    )
+    .await;
     lab.clock(&id, json!({"advance_seconds": 2 * 3600})).await;
     let before = lab.state(&id).await;
     let events_before = lab.read_stream(&id, None, 7).await.timeline;
@@ -193,11 +243,21 @@ async fn a_sandbox_survives_a_restart() {
     lab.restart().await;
 
     let after = lab.state(&id).await;
-    for key in ["clock", "safeguards", "faults", "balances", "tables", "seed"] {
+    for key in [
+        "clock",
+        "safeguards",
+        "faults",
+        "balances",
+        "tables",
+        "seed",
+    ] {
         assert_eq!(after[key], before[key], "{key} after a restart");
     }
     assert_eq!(after["safeguards"]["atomic_claim"], false);
-    let events_after = lab.read_stream(&id, None, events_before.len()).await.timeline;
+    let events_after = lab
+        .read_stream(&id, None, events_before.len())
+        .await
+        .timeline;
     assert_eq!(events_after, events_before);
     // The clock goes on where it stopped, and the jobs with it.
     let c = lab.clock(&id, json!({"advance_seconds": 3600})).await;
@@ -208,10 +268,15 @@ async fn a_sandbox_survives_a_restart() {
 async fn reset_returns_to_the_lesson_start() {
     let lab = TestLab::start().await;
     let id = lab.sandbox(5).await;
-    lab.put(&format!("/api/sandboxes/{id}/safeguards"), json!({"ledger_unique": false}))
-        .await;
+    lab.put(
+        &format!("/api/sandboxes/{id}/safeguards"),
+        json!({"ledger_unique": false}),
+    )
+    .await;
     lab.clock(&id, json!({"advance_seconds": 86_400})).await;
-    let r = lab.post(&format!("/api/sandboxes/{id}/reset"), json!({})).await;
+    let r = lab
+        .post(&format!("/api/sandboxes/{id}/reset"), json!({}))
+        .await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
     let s = lab.state(&id).await;
     assert_eq!(s["safeguards"]["ledger_unique"], true);
@@ -222,8 +287,21 @@ async fn reset_returns_to_the_lesson_start() {
     let events = s["tables"]["lab.events"].as_array().unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["kind"], "sandbox_reset");
-    assert_eq!(s["balances"]["payments"], json!({"shimul": 2000, "tithi": 0}));
+    assert_eq!(
+        s["balances"]["payments"],
+        json!({"shimul": 2000, "tithi": 0})
+    );
 }
+
+/// (method, path, raw body, status, problem kind, field named)
+type BadInput = (
+    &'static str,
+    String,
+    String,
+    u16,
+    &'static str,
+    Option<&'static str>,
+);
 
 /// Every bad input gets a 4xx problem naming what was wrong, and changes nothing.
 #[tokio::test]
@@ -234,34 +312,215 @@ async fn bad_input_is_refused_and_changes_nothing() {
     let sb = |rest: &str| format!("/api/sandboxes/{id}/{rest}");
     let big = "x".repeat(70 * 1024);
 
-    // (method, path, raw body, status, problem kind, field)
-    let cases: Vec<(&str, String, String, u16, &str, Option<&str>)> = vec![
-        ("PUT", sb("safeguards"), r#"{"atomic_clam": false}"#.into(), 400, "invalid-field", Some("atomic_clam")),
-        ("PUT", sb("safeguards"), r#"{"atomic_claim": "off"}"#.into(), 400, "invalid-field", Some("atomic_claim")),
-        ("PUT", sb("safeguards"), r#"{"outbox": false, "window_hours": 0}"#.into(), 400, "invalid-field", Some("window_hours")),
-        ("PUT", sb("safeguards"), r#"[true]"#.into(), 400, "invalid-field", Some("(body)")),
-        ("PUT", sb("safeguards"), r#"{"outbox": fals"#.into(), 400, "invalid-json", None),
-        ("PUT", sb("safeguards"), "".into(), 400, "invalid-json", None),
-        ("PUT", sb("faults"), r#"{"request_loss_pct": 101}"#.into(), 400, "invalid-field", Some("request_loss_pct")),
-        ("PUT", sb("faults"), r#"{"lb_retry": true, "auto_retries": 9}"#.into(), 400, "invalid-field", Some("auto_retries")),
-        ("PUT", sb("faults"), r#"{"crash": {"api_after_lunch": "once"}}"#.into(), 400, "invalid-field", Some("crash.api_after_lunch")),
-        ("PUT", sb("faults"), r#"{"crash": {"api_after_claim": 2}}"#.into(), 400, "invalid-field", Some("crash.api_after_claim")),
-        ("PUT", sb("faults"), r#"{"jitter_ms": 5}"#.into(), 400, "invalid-field", Some("jitter_ms")),
-        ("PUT", sb("faults"), format!(r#"{{"latency_ms": 1, "pad": "{big}"}}"#), 413, "body-too-large", None),
-        ("POST", sb("clock"), r#"{"advance_seconds": -60}"#.into(), 400, "invalid-field", Some("advance_seconds")),
-        ("POST", sb("clock"), r#"{"advance_seconds": "60"}"#.into(), 400, "invalid-field", Some("advance_seconds")),
-        ("POST", sb("clock"), r#"{"mode": "paused", "speed": 100}"#.into(), 400, "invalid-field", Some("speed")),
-        ("POST", sb("clock"), r#"{"mode": "sideways"}"#.into(), 400, "invalid-field", Some("mode")),
-        ("POST", sb("clock"), r#"{}"#.into(), 400, "invalid-field", Some("(body)")),
-        ("POST", sb("clock"), r#"{"rewind_seconds": 5}"#.into(), 400, "invalid-field", Some("rewind_seconds")),
-        ("POST", "/api/sandboxes".into(), r#"{"seed": -1}"#.into(), 400, "invalid-field", Some("seed")),
-        ("POST", "/api/sandboxes".into(), r#"{"seed": 1, "colour": "red"}"#.into(), 400, "invalid-field", Some("colour")),
-        ("POST", "/api/sandboxes".into(), r#"{"paused": "yes"}"#.into(), 400, "invalid-field", Some("paused")),
-        ("GET", "/api/sandboxes/not-a-uuid/state".into(), "".into(), 404, "unknown-sandbox", None),
-        ("GET", "/api/sandboxes/5f0e8a2c-9d4b-4c1e-8f3a-2b7d6e1c0a94/state".into(), "".into(), 404, "unknown-sandbox", None),
-        ("PUT", "/api/sandboxes/5f0e8a2c-9d4b-4c1e-8f3a-2b7d6e1c0a94/safeguards".into(), r#"{"outbox": false}"#.into(), 404, "unknown-sandbox", None),
-        ("POST", sb("teleport"), r#"{"step": true}"#.into(), 404, "no-such-route", None),
-        ("GET", "/api/nothing-here".into(), "".into(), 404, "no-such-route", None),
+    let cases: Vec<BadInput> = vec![
+        (
+            "PUT",
+            sb("safeguards"),
+            r#"{"atomic_clam": false}"#.into(),
+            400,
+            "invalid-field",
+            Some("atomic_clam"),
+        ),
+        (
+            "PUT",
+            sb("safeguards"),
+            r#"{"atomic_claim": "off"}"#.into(),
+            400,
+            "invalid-field",
+            Some("atomic_claim"),
+        ),
+        (
+            "PUT",
+            sb("safeguards"),
+            r#"{"outbox": false, "window_hours": 0}"#.into(),
+            400,
+            "invalid-field",
+            Some("window_hours"),
+        ),
+        (
+            "PUT",
+            sb("safeguards"),
+            r#"[true]"#.into(),
+            400,
+            "invalid-field",
+            Some("(body)"),
+        ),
+        (
+            "PUT",
+            sb("safeguards"),
+            r#"{"outbox": fals"#.into(),
+            400,
+            "invalid-json",
+            None,
+        ),
+        (
+            "PUT",
+            sb("safeguards"),
+            "".into(),
+            400,
+            "invalid-json",
+            None,
+        ),
+        (
+            "PUT",
+            sb("faults"),
+            r#"{"request_loss_pct": 101}"#.into(),
+            400,
+            "invalid-field",
+            Some("request_loss_pct"),
+        ),
+        (
+            "PUT",
+            sb("faults"),
+            r#"{"lb_retry": true, "auto_retries": 9}"#.into(),
+            400,
+            "invalid-field",
+            Some("auto_retries"),
+        ),
+        (
+            "PUT",
+            sb("faults"),
+            r#"{"crash": {"api_after_lunch": "once"}}"#.into(),
+            400,
+            "invalid-field",
+            Some("crash.api_after_lunch"),
+        ),
+        (
+            "PUT",
+            sb("faults"),
+            r#"{"crash": {"api_after_claim": 2}}"#.into(),
+            400,
+            "invalid-field",
+            Some("crash.api_after_claim"),
+        ),
+        (
+            "PUT",
+            sb("faults"),
+            r#"{"jitter_ms": 5}"#.into(),
+            400,
+            "invalid-field",
+            Some("jitter_ms"),
+        ),
+        (
+            "PUT",
+            sb("faults"),
+            format!(r#"{{"latency_ms": 1, "pad": "{big}"}}"#),
+            413,
+            "body-too-large",
+            None,
+        ),
+        (
+            "POST",
+            sb("clock"),
+            r#"{"advance_seconds": -60}"#.into(),
+            400,
+            "invalid-field",
+            Some("advance_seconds"),
+        ),
+        (
+            "POST",
+            sb("clock"),
+            r#"{"advance_seconds": "60"}"#.into(),
+            400,
+            "invalid-field",
+            Some("advance_seconds"),
+        ),
+        (
+            "POST",
+            sb("clock"),
+            r#"{"mode": "paused", "speed": 100}"#.into(),
+            400,
+            "invalid-field",
+            Some("speed"),
+        ),
+        (
+            "POST",
+            sb("clock"),
+            r#"{"mode": "sideways"}"#.into(),
+            400,
+            "invalid-field",
+            Some("mode"),
+        ),
+        (
+            "POST",
+            sb("clock"),
+            r#"{}"#.into(),
+            400,
+            "invalid-field",
+            Some("(body)"),
+        ),
+        (
+            "POST",
+            sb("clock"),
+            r#"{"rewind_seconds": 5}"#.into(),
+            400,
+            "invalid-field",
+            Some("rewind_seconds"),
+        ),
+        (
+            "POST",
+            "/api/sandboxes".into(),
+            r#"{"seed": -1}"#.into(),
+            400,
+            "invalid-field",
+            Some("seed"),
+        ),
+        (
+            "POST",
+            "/api/sandboxes".into(),
+            r#"{"seed": 1, "colour": "red"}"#.into(),
+            400,
+            "invalid-field",
+            Some("colour"),
+        ),
+        (
+            "POST",
+            "/api/sandboxes".into(),
+            r#"{"paused": "yes"}"#.into(),
+            400,
+            "invalid-field",
+            Some("paused"),
+        ),
+        (
+            "GET",
+            "/api/sandboxes/not-a-uuid/state".into(),
+            "".into(),
+            404,
+            "unknown-sandbox",
+            None,
+        ),
+        (
+            "GET",
+            "/api/sandboxes/5f0e8a2c-9d4b-4c1e-8f3a-2b7d6e1c0a94/state".into(),
+            "".into(),
+            404,
+            "unknown-sandbox",
+            None,
+        ),
+        (
+            "PUT",
+            "/api/sandboxes/5f0e8a2c-9d4b-4c1e-8f3a-2b7d6e1c0a94/safeguards".into(),
+            r#"{"outbox": false}"#.into(),
+            404,
+            "unknown-sandbox",
+            None,
+        ),
+        (
+            "POST",
+            sb("teleport"),
+            r#"{"step": true}"#.into(),
+            404,
+            "no-such-route",
+            None,
+        ),
+        (
+            "GET",
+            "/api/nothing-here".into(),
+            "".into(),
+            404,
+            "no-such-route",
+            None,
+        ),
     ];
     assert!(cases.len() >= 25);
     for (method, path, body, status, kind, field) in cases {
@@ -360,7 +619,11 @@ async fn each_store_is_its_own_sqlite_file_in_wal_mode() {
         let bytes = std::fs::read(&file).unwrap();
         assert!(bytes.starts_with(b"SQLite format 3\0"), "{store}");
         // WAL databases carry file format versions 2/2 at offsets 18 and 19.
-        assert_eq!((bytes[18], bytes[19]), (2, 2), "{store} should be in WAL mode");
+        assert_eq!(
+            (bytes[18], bytes[19]),
+            (2, 2),
+            "{store} should be in WAL mode"
+        );
     }
 }
 

@@ -82,11 +82,15 @@ impl ClockFace {
 pub enum ClockCommand {
     Pause,
     Resume,
-    Speed { speed: f64 },
+    Speed {
+        speed: f64,
+    },
     /// Run the next scheduled step (the clock moves to its time).
     Step,
     /// Run everything due within the next `seconds`, in order, and stop the clock there.
-    Advance { seconds: i64 },
+    Advance {
+        seconds: i64,
+    },
 }
 
 impl ClockCommand {
@@ -142,10 +146,13 @@ impl ClockCommand {
             ClockCommand::Speed { speed } => {
                 parse_speed(&serde_json::json!(speed)).map(|speed| ClockCommand::Speed { speed })
             }
-            ClockCommand::Advance { seconds } => {
-                int_in("advance_seconds", &serde_json::json!(seconds), 1, MAX_ADVANCE_SECONDS)
-                    .map(|seconds| ClockCommand::Advance { seconds })
-            }
+            ClockCommand::Advance { seconds } => int_in(
+                "advance_seconds",
+                &serde_json::json!(seconds),
+                1,
+                MAX_ADVANCE_SECONDS,
+            )
+            .map(|seconds| ClockCommand::Advance { seconds }),
             other => Ok(other),
         }
     }
@@ -215,7 +222,10 @@ mod tests {
             (json!({"advance_seconds": -5}), "advance_seconds"),
             (json!({"advance_seconds": 1.5}), "advance_seconds"),
             (json!({"advance_seconds": "60"}), "advance_seconds"),
-            (json!({"advance_seconds": MAX_ADVANCE_SECONDS + 1}), "advance_seconds"),
+            (
+                json!({"advance_seconds": MAX_ADVANCE_SECONDS + 1}),
+                "advance_seconds",
+            ),
             (json!({"speed": 11}), "speed"),
             (json!({"speed": 0.01}), "speed"),
             (json!({"mode": "fast"}), "mode"),

@@ -165,9 +165,9 @@ impl Faults {
                     next.gateway_latency_ms = int_in(k, value, 0, MAX_DELAY_MS)?
                 }
                 "crash" => {
-                    let points = value
-                        .as_object()
-                        .ok_or_else(|| FieldError::new("crash", "expected an object of crash points"))?;
+                    let points = value.as_object().ok_or_else(|| {
+                        FieldError::new("crash", "expected an object of crash points")
+                    })?;
                     for (name, mode) in points {
                         let field = format!("crash.{name}");
                         let point = CrashPoint::from_id(name)
@@ -234,9 +234,18 @@ mod tests {
             (json!({"lb_retry": "yes"}), "lb_retry"),
             (json!({"latency_ms": 1e9}), "latency_ms"),
             (json!({"crash": "always"}), "crash"),
-            (json!({"crash": {"api_after_lunch": "once"}}), "crash.api_after_lunch"),
-            (json!({"crash": {"api_after_claim": 1.5}}), "crash.api_after_claim"),
-            (json!({"crash": {"api_after_claim": "sometimes"}}), "crash.api_after_claim"),
+            (
+                json!({"crash": {"api_after_lunch": "once"}}),
+                "crash.api_after_lunch",
+            ),
+            (
+                json!({"crash": {"api_after_claim": 1.5}}),
+                "crash.api_after_claim",
+            ),
+            (
+                json!({"crash": {"api_after_claim": "sometimes"}}),
+                "crash.api_after_claim",
+            ),
             (json!({"packet_loss": 5}), "packet_loss"),
             (json!("loss"), "(body)"),
         ];

@@ -54,9 +54,12 @@ pub(crate) fn int_in(
     min: i64,
     max: i64,
 ) -> Result<i64, FieldError> {
-    let n = value
-        .as_i64()
-        .ok_or_else(|| FieldError::new(field, format!("expected a whole number from {min} to {max}")))?;
+    let n = value.as_i64().ok_or_else(|| {
+        FieldError::new(
+            field,
+            format!("expected a whole number from {min} to {max}"),
+        )
+    })?;
     if (min..=max).contains(&n) {
         Ok(n)
     } else {

@@ -33,7 +33,9 @@ impl LabError {
             LabError::NotFound => 404,
             LabError::Invalid(_) | LabError::BadJson(_) | LabError::BadLastEventId => 400,
             LabError::BodyTooLarge(_) => 413,
-            LabError::TooManySandboxes(_) | LabError::TooManyStreams(_) | LabError::Unavailable => 503,
+            LabError::TooManySandboxes(_) | LabError::TooManyStreams(_) | LabError::Unavailable => {
+                503
+            }
             LabError::Store(_) | LabError::Io(_) => 500,
         }
     }

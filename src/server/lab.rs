@@ -61,12 +61,20 @@ impl Lab {
     }
 
     fn dir(&self, id: Uuid) -> PathBuf {
-        self.0.config.data_dir.join("sandboxes").join(id.to_string())
+        self.0
+            .config
+            .data_dir
+            .join("sandboxes")
+            .join(id.to_string())
     }
 
     /// Makes a sandbox at the lesson's start. Without a seed, one is drawn (below 2^53, so a
     /// browser's numbers hold it exactly).
-    pub async fn create(&self, seed: Option<u64>, mode: ClockMode) -> Result<SandboxHandle, LabError> {
+    pub async fn create(
+        &self,
+        seed: Option<u64>,
+        mode: ClockMode,
+    ) -> Result<SandboxHandle, LabError> {
         let mut loaded = self.0.loaded.lock().await;
         if self.count_on_disk().await? >= self.0.config.max_sandboxes {
             return Err(LabError::TooManySandboxes(self.0.config.max_sandboxes));
@@ -118,7 +126,8 @@ impl Lab {
     /// Ends every stream, saves every sandbox and closes their stores.
     pub async fn shutdown(&self) {
         self.0.shutdown.send_replace(true);
-        let handles: Vec<SandboxHandle> = self.0.loaded.lock().await.drain().map(|(_, h)| h).collect();
+        let handles: Vec<SandboxHandle> =
+            self.0.loaded.lock().await.drain().map(|(_, h)| h).collect();
         for handle in handles {
             handle.shutdown().await;
         }
@@ -167,7 +176,11 @@ impl Lab {
         let loaded = self.0.loaded.lock().await;
         let mut entries = tokio::fs::read_dir(self.0.config.data_dir.join("sandboxes")).await?;
         while let Some(entry) = entries.next_entry().await? {
-            let Some(id) = entry.file_name().to_str().and_then(|n| Uuid::parse_str(n).ok()) else {
+            let Some(id) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| Uuid::parse_str(n).ok())
+            else {
                 continue;
             };
             if loaded.contains_key(&id) {
@@ -191,7 +204,10 @@ async fn touch(dir: &std::path::Path) {
 async fn last_used_age(dir: &std::path::Path) -> Duration {
     let modified = match tokio::fs::metadata(dir.join(LAST_USED_FILE)).await {
         Ok(m) => m.modified().ok(),
-        Err(_) => tokio::fs::metadata(dir).await.ok().and_then(|m| m.modified().ok()),
+        Err(_) => tokio::fs::metadata(dir)
+            .await
+            .ok()
+            .and_then(|m| m.modified().ok()),
     };
     modified
         .and_then(|m| SystemTime::now().duration_since(m).ok())

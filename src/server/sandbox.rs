@@ -31,8 +31,14 @@ const EVENT_BUFFER: usize = 256;
 const COMMAND_QUEUE: usize = 64;
 
 enum Command {
-    Clock(Vec<ClockCommand>, oneshot::Sender<Result<ClockState, LabError>>),
-    Safeguards(serde_json::Value, oneshot::Sender<Result<Safeguards, LabError>>),
+    Clock(
+        Vec<ClockCommand>,
+        oneshot::Sender<Result<ClockState, LabError>>,
+    ),
+    Safeguards(
+        serde_json::Value,
+        oneshot::Sender<Result<Safeguards, LabError>>,
+    ),
     Faults(serde_json::Value, oneshot::Sender<Result<Faults, LabError>>),
     Reset(oneshot::Sender<Result<(), LabError>>),
     State(oneshot::Sender<Result<SandboxState, LabError>>),
@@ -112,8 +118,12 @@ impl SandboxHandle {
 
     /// Up to `limit` stored timeline events with an id above `after_id`, oldest first. Reads the
     /// event log directly, so a stream catching up never waits for a step.
-    pub async fn events_after(&self, after_id: i64, limit: i64) -> Result<Vec<TimelineEvent>, LabError> {
-        let rows: Vec<(i64, i64, String, String, Option<String>, String, String)> = sqlx::query_as(
+    pub async fn events_after(
+        &self,
+        after_id: i64,
+        limit: i64,
+    ) -> Result<Vec<TimelineEvent>, LabError> {
+        let rows: Vec<EventRow> = sqlx::query_as(
             "SELECT id, at_ms, layer, kind, correlation, outcome, details FROM events
              WHERE id > ?1 ORDER BY id LIMIT ?2",
         )
@@ -121,7 +131,7 @@ impl SandboxHandle {
         .bind(limit)
         .fetch_all(&self.log)
         .await?;
-        Ok(rows.into_iter().filter_map(event_from_row).collect())
+        Ok(rows.into_iter().filter_map(EventRow::into_event).collect())
     }
 
     fn touch(&self) {
@@ -147,26 +157,31 @@ impl SandboxHandle {
     }
 }
 
-fn event_from_row(
-    (id, at_ms, layer, kind, correlation, outcome, details): (
-        i64,
-        i64,
-        String,
-        String,
-        Option<String>,
-        String,
-        String,
-    ),
-) -> Option<TimelineEvent> {
-    Some(TimelineEvent {
-        id,
-        at_ms,
-        layer: Layer::from_id(&layer)?,
-        kind: serde_json::from_value(serde_json::Value::String(kind)).ok()?,
-        correlation,
-        outcome: Outcome::from_id(&outcome)?,
-        details: serde_json::from_str(&details).unwrap_or(serde_json::Value::Null),
-    })
+/// A row of the event log as stored.
+#[derive(sqlx::FromRow)]
+struct EventRow {
+    id: i64,
+    at_ms: i64,
+    layer: String,
+    kind: String,
+    correlation: Option<String>,
+    outcome: String,
+    details: String,
+}
+
+impl EventRow {
+    /// The event, or `None` for a row this version cannot read (never written by it).
+    fn into_event(self) -> Option<TimelineEvent> {
+        Some(TimelineEvent {
+            id: self.id,
+            at_ms: self.at_ms,
+            layer: Layer::from_id(&self.layer)?,
+            kind: serde_json::from_value(serde_json::Value::String(self.kind)).ok()?,
+            correlation: self.correlation,
+            outcome: Outcome::from_id(&self.outcome)?,
+            details: serde_json::from_str(&self.details).unwrap_or(serde_json::Value::Null),
+        })
+    }
 }
 
 /// The owner task's state.
@@ -231,8 +246,18 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
     )
     .fetch_optional(stores.pool(StoreName::Lab))
     .await?;
-    let Some((sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults)) =
-        row
+    let Some((
+        sandbox_id,
+        seed,
+        rng_state,
+        now_ms,
+        mode,
+        speed,
+        seq,
+        steps_run,
+        safeguards,
+        faults,
+    )) = row
     else {
         stores.close().await;
         return Err(LabError::NotFound);
@@ -402,7 +427,10 @@ impl Owner {
         Ok(ran)
     }
 
-    async fn clock_commands(&mut self, commands: Vec<ClockCommand>) -> Result<ClockState, LabError> {
+    async fn clock_commands(
+        &mut self,
+        commands: Vec<ClockCommand>,
+    ) -> Result<ClockState, LabError> {
         let commands = commands
             .into_iter()
             .map(ClockCommand::validate)

@@ -150,7 +150,10 @@ impl Stores {
     }
 
     /// Starts a write transaction that holds the store's write lock from its first statement.
-    pub async fn begin(&self, name: StoreName) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
+    pub async fn begin(
+        &self,
+        name: StoreName,
+    ) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
         self.pool(name).begin_with("BEGIN IMMEDIATE").await
     }
 
@@ -243,7 +246,12 @@ fn row_to_json(row: &SqliteRow) -> serde_json::Value {
                 "TEXT" => row.try_get::<String, _>(i).map(Into::into).ok(),
                 _ => row
                     .try_get::<Vec<u8>, _>(i)
-                    .map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<String>().into())
+                    .map(|b| {
+                        b.iter()
+                            .map(|x| format!("{x:02x}"))
+                            .collect::<String>()
+                            .into()
+                    })
                     .ok(),
             },
             _ => None,
@@ -280,7 +288,10 @@ mod tests {
         assert!(tables.contains_key("lab.events"));
         // A second reset gives the same rows, not twice as many.
         stores.reset_services().await.unwrap();
-        assert_eq!(stores.snapshot().await.unwrap()["payments.accounts"].len(), 2);
+        assert_eq!(
+            stores.snapshot().await.unwrap()["payments.accounts"].len(),
+            2
+        );
         stores.close().await;
     }
 }

@@ -56,7 +56,10 @@ pub fn app(leptos_options: LeptosOptions, lab: Lab) -> Router {
 }
 
 /// `GET /lab`: back to this browser's sandbox if it still exists, else a new one.
-async fn lab_entrance(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, LabError> {
+async fn lab_entrance(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, LabError> {
     if let Some(id) = cookie(&headers, SANDBOX_COOKIE) {
         if let Ok(sandbox) = state.lab.get(&id).await {
             return Ok(Redirect::to(&format!("/lab/{}", sandbox.id)).into_response());

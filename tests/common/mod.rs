@@ -44,7 +44,10 @@ impl TestLab {
                 .unwrap(),
             child: None,
             data,
-            env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             _tmp: Some(tmp),
         };
         lab.spawn().await;
@@ -72,11 +75,19 @@ impl TestLab {
         self.child = Some(cmd.spawn().expect("the server binary starts"));
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            if let Ok(r) = self.client.get(format!("{}/api/ping", self.base)).send().await {
+            if let Ok(r) = self
+                .client
+                .get(format!("{}/api/ping", self.base))
+                .send()
+                .await
+            {
                 assert_eq!(r.status(), StatusCode::NOT_FOUND);
                 return;
             }
-            assert!(Instant::now() < deadline, "the server did not answer within 30 s");
+            assert!(
+                Instant::now() < deadline,
+                "the server did not answer within 30 s"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -101,7 +112,10 @@ impl TestLab {
 
     /// Stops the server and starts it again on the same data folder.
     pub async fn restart(&mut self) {
-        assert!(self.stop().await, "the server should stop cleanly on SIGTERM");
+        assert!(
+            self.stop().await,
+            "the server should stop cleanly on SIGTERM"
+        );
         self.spawn().await;
     }
 
@@ -122,11 +136,21 @@ impl TestLab {
     }
 
     pub async fn post(&self, path: &str, body: Value) -> Response {
-        self.client.post(self.url(path)).json(&body).send().await.unwrap()
+        self.client
+            .post(self.url(path))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
     }
 
     pub async fn put(&self, path: &str, body: Value) -> Response {
-        self.client.put(self.url(path)).json(&body).send().await.unwrap()
+        self.client
+            .put(self.url(path))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
     }
 
     pub async fn get(&self, path: &str) -> Response {
@@ -147,7 +171,9 @@ impl TestLab {
 
     /// Reads an event stream until `want` timeline events have arrived (or 10 s pass).
     pub async fn read_stream(&self, id: &str, last_event_id: Option<&str>, want: usize) -> Stream {
-        let mut req = self.client.get(self.url(&format!("/api/sandboxes/{id}/events")));
+        let mut req = self
+            .client
+            .get(self.url(&format!("/api/sandboxes/{id}/events")));
         if let Some(last) = last_event_id {
             req = req.header("Last-Event-ID", last);
         }
@@ -210,7 +236,10 @@ impl Stream {
             }
             match kind.as_deref() {
                 Some("timeline") => {
-                    s.timeline.push((id.expect("timeline events carry an id"), serde_json::from_str(&data).unwrap()));
+                    s.timeline.push((
+                        id.expect("timeline events carry an id"),
+                        serde_json::from_str(&data).unwrap(),
+                    ));
                     s.order.push("timeline".into());
                 }
                 Some("clock") => {
@@ -234,7 +263,11 @@ pub async fn expect_problem(r: Response, status: u16, kind: &str) -> Value {
         r.url()
     );
     let body: Value = r.json().await.unwrap();
-    assert_eq!(body["type"], format!("urn:pocketpay-lab:problem:{kind}"), "{body}");
+    assert_eq!(
+        body["type"],
+        format!("urn:pocketpay-lab:problem:{kind}"),
+        "{body}"
+    );
     assert_eq!(body["status"], status);
     assert!(body["detail"].as_str().is_some_and(|d| !d.is_empty()));
     body

@@ -23,7 +23,9 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
     {
         use super::stream::now_ms;
         use std::time::Duration;
-        if let Ok(handle) = set_interval_with_handle(move || wall.set(now_ms()), Duration::from_millis(100)) {
+        if let Ok(handle) =
+            set_interval_with_handle(move || wall.set(now_ms()), Duration::from_millis(100))
+        {
             on_cleanup(move || handle.clear());
         }
     }
@@ -61,7 +63,13 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
     };
     let toggle = {
         let send = send.clone();
-        move |_| send(if paused() { ClockCommand::Resume } else { ClockCommand::Pause })
+        move |_| {
+            send(if paused() {
+                ClockCommand::Resume
+            } else {
+                ClockCommand::Pause
+            })
+        }
     };
     let step = {
         let send = send.clone();
@@ -69,7 +77,11 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
     };
     let jump = {
         let send = send.clone();
-        move |ms: i64| send(ClockCommand::Advance { seconds: ms / 1_000 })
+        move |ms: i64| {
+            send(ClockCommand::Advance {
+                seconds: ms / 1_000,
+            })
+        }
     };
     let jump_min = {
         let jump = jump.clone();
@@ -121,7 +133,11 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
                     on:click=toggle
                     disabled=move || busy.get()
                 >
-                    {move || if paused() { "▶ চালু করুন" } else { "⏸ থামান" }}
+                    {move || if paused() {
+                        view! { <Icon shape=IconShape::Play /> "চালু করুন" }.into_any()
+                    } else {
+                        view! { <Icon shape=IconShape::Pause /> "থামান" }.into_any()
+                    }}
                 </button>
                 <button
                     type="button"
@@ -130,7 +146,8 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
                     disabled=move || busy.get() || clock.get().next_due_ms.is_none()
                     title="পরের নির্ধারিত ধাপটি চালান"
                 >
-                    "⏭ এক ধাপ"
+                    <Icon shape=IconShape::Step />
+                    "এক ধাপ"
                 </button>
                 <label class="speed">
                     "গতি "
@@ -161,5 +178,28 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
             </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </section>
+    }
+}
+
+#[derive(Clone, Copy)]
+enum IconShape {
+    Play,
+    Pause,
+    Step,
+}
+
+/// A small control icon drawn in SVG, so it needs no symbol font; hidden from screen readers,
+/// since every button also says what it does in words.
+#[component]
+fn Icon(shape: IconShape) -> impl IntoView {
+    let path = match shape {
+        IconShape::Play => "M4 2 L14 8 L4 14 Z",
+        IconShape::Pause => "M3 2 H7 V14 H3 Z M9 2 H13 V14 H9 Z",
+        IconShape::Step => "M2 2 L10 8 L2 14 Z M11 2 H14 V14 H11 Z",
+    };
+    view! {
+        <svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
+            <path d=path fill="currentColor" />
+        </svg>
     }
 }

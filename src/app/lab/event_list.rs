@@ -36,6 +36,7 @@ fn EventRow(event: TimelineEvent) -> impl IntoView {
         <li
             class=format!("event outcome-{}", event.outcome.id())
             data-testid="timeline-event"
+            data-event-id=event.id
             data-layer=event.layer.id()
             data-outcome=event.outcome.id()
             data-kind=event.kind.id()
@@ -101,10 +102,9 @@ fn describe(e: &TimelineEvent) -> String {
                 d["sms"].as_i64().unwrap_or(0)
             )
         }
-        EventKind::LogRetentionApplied => format!(
-            "log retention: {}টি পুরোনো record মুছল",
-            n("deleted")
-        ),
+        EventKind::LogRetentionApplied => {
+            format!("log retention: {}টি পুরোনো record মুছল", n("deleted"))
+        }
     };
     bn_digits(&text)
 }

@@ -5,6 +5,7 @@ mod event_list;
 mod stream;
 
 use leptos::prelude::*;
+use leptos::server_fn;
 use leptos_router::hooks::use_params_map;
 
 use crate::domain::{ClockCommand, ClockState};
@@ -12,20 +13,27 @@ use clock_panel::ClockPanel;
 use event_list::EventList;
 
 /// The clock of a sandbox, or `None` when there is no sandbox with that id.
-#[server(prefix = "/rpc")]
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn get_clock(sandbox: String) -> Result<Option<ClockState>, ServerFnError> {
     use crate::server::{error::LabError, web::AppState};
     let state = expect_context::<AppState>();
     match state.lab.get(&sandbox).await {
-        Ok(s) => Ok(Some(s.clock(vec![]).await.map_err(|e| ServerFnError::new(e.to_string()))?)),
+        Ok(s) => Ok(Some(
+            s.clock(vec![])
+                .await
+                .map_err(|e| ServerFnError::new(e.to_string()))?,
+        )),
         Err(LabError::NotFound) => Ok(None),
         Err(e) => Err(ServerFnError::new(e.to_string())),
     }
 }
 
 /// Applies one clock control to a sandbox and returns the clock after it.
-#[server(prefix = "/rpc")]
-pub async fn clock_control(sandbox: String, command: ClockCommand) -> Result<ClockState, ServerFnError> {
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn clock_control(
+    sandbox: String,
+    command: ClockCommand,
+) -> Result<ClockState, ServerFnError> {
     use crate::server::web::AppState;
     let state = expect_context::<AppState>();
     let s = state

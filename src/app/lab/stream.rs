@@ -131,7 +131,8 @@ mod browser {
             Closure::<dyn Fn()>::new(move || stream.connected.set(false))
         };
         let _ = source.add_event_listener_with_callback("clock", on_clock.as_ref().unchecked_ref());
-        let _ = source.add_event_listener_with_callback("timeline", on_event.as_ref().unchecked_ref());
+        let _ =
+            source.add_event_listener_with_callback("timeline", on_event.as_ref().unchecked_ref());
         source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         let held = SendWrapper::new((source, on_clock, on_event, on_open, on_error));

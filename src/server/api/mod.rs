@@ -47,7 +47,10 @@ async fn create(
             "paused" => paused = crate::domain::boolean("paused", value)?,
             "seed" => {
                 seed = Some(value.as_u64().ok_or_else(|| {
-                    FieldError::new("seed", "expected a whole number from 0 to 18446744073709551615")
+                    FieldError::new(
+                        "seed",
+                        "expected a whole number from 0 to 18446744073709551615",
+                    )
                 })?)
             }
             _ => {
@@ -57,7 +60,11 @@ async fn create(
             }
         }
     }
-    let mode = if paused { ClockMode::Paused } else { ClockMode::Live };
+    let mode = if paused {
+        ClockMode::Paused
+    } else {
+        ClockMode::Live
+    };
     let sandbox = lab.create(seed, mode).await?;
     Ok((
         StatusCode::CREATED,
@@ -69,7 +76,10 @@ async fn create(
     ))
 }
 
-async fn state(State(lab): State<Lab>, Path(id): Path<String>) -> Result<Json<SandboxState>, LabError> {
+async fn state(
+    State(lab): State<Lab>,
+    Path(id): Path<String>,
+) -> Result<Json<SandboxState>, LabError> {
     Ok(Json(lab.get(&id).await?.state().await?))
 }
 

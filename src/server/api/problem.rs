@@ -18,7 +18,8 @@ pub fn problem_type(kind: &str) -> String {
 
 impl IntoResponse for LabError {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status =
+            StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let detail = match &self {
             // The cause goes to the log, never to the caller.
             LabError::Store(e) => {

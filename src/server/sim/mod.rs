@@ -204,7 +204,11 @@ impl<S: Send> Sim<S> {
 
     /// Runs the earliest step if it is due at or before `until_ms` (any time if `None`), moving
     /// the clock to its time. `None` when nothing is due.
-    pub async fn run_next<W>(&mut self, world: &mut W, until_ms: Option<i64>) -> Option<Ran<W::Error>>
+    pub async fn run_next<W>(
+        &mut self,
+        world: &mut W,
+        until_ms: Option<i64>,
+    ) -> Option<Ran<W::Error>>
     where
         W: World<Step = S>,
     {
@@ -259,11 +263,17 @@ mod tests {
             self.trace.push((cx.now(), step, draw));
             if step < 200 {
                 cx.schedule_in(draw as i64, step * 2 + 1);
-                if draw % 2 == 0 {
+                if draw.is_multiple_of(2) {
                     cx.schedule_in(50, step * 2 + 2);
                 }
             }
-            cx.record(Layer::Jobs, EventKind::InboxCleaned, None, Outcome::Ok, draw.into());
+            cx.record(
+                Layer::Jobs,
+                EventKind::InboxCleaned,
+                None,
+                Outcome::Ok,
+                draw.into(),
+            );
             Ok(())
         }
     }
@@ -298,7 +308,11 @@ mod tests {
         impl World for Log {
             type Step = &'static str;
             type Error = String;
-            async fn run(&mut self, s: &'static str, _: &mut Cx<'_, &'static str>) -> Result<(), String> {
+            async fn run(
+                &mut self,
+                s: &'static str,
+                _: &mut Cx<'_, &'static str>,
+            ) -> Result<(), String> {
                 self.0.push(s);
                 Ok(())
             }
