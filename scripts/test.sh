@@ -16,9 +16,15 @@ run() {
 run "cargo fmt --check" cargo fmt --all -- --check
 run "clippy (ssr)" cargo clippy --features ssr --all-targets -- -D warnings
 run "clippy (hydrate, wasm32)" cargo clippy --lib --features hydrate --target wasm32-unknown-unknown -- -D warnings
-run "Rust unit and integration tests" cargo test --features ssr
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+run "Rust unit and integration tests" bash -c "set -o pipefail; cargo test --features ssr 2>&1 | tee -a '$log'"
 run "release build (site and server)" cargo leptos build --release
-run "Playwright end-to-end tests" bash -c 'cd end2end && npx playwright test'
+run "Playwright end-to-end tests" bash -c "set -o pipefail; cd end2end && npx playwright test 2>&1 | tee -a '$log'"
 
 printf '\n==> all checks passed in %ss\n' $((SECONDS - started))
 printf '%s\n' "${timings[@]}"
+rust=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$log" | awk '{ n += $1 } END { print n + 0 }')
+browser=$(sed -n 's/^ *\([0-9]*\) passed (.*/\1/p' "$log" | awk '{ n += $1 } END { print n + 0 }')
+printf 'Rust tests %s, Playwright tests %s\n' "$rust" "$browser"
+printf 'tests: %s passed, 0 failed\n' $((rust + browser))

@@ -93,8 +93,13 @@ impl Lab {
     pub async fn get(&self, id: &str) -> Result<SandboxHandle, LabError> {
         let id = Uuid::parse_str(id).map_err(|_| LabError::NotFound)?;
         let mut loaded = self.0.loaded.lock().await;
-        if let Some(handle) = loaded.get(&id) {
-            return Ok(handle.clone());
+        match loaded.get(&id) {
+            Some(handle) if handle.is_alive() => return Ok(handle.clone()),
+            // An owner that stopped on a failing store is opened afresh from what was committed.
+            Some(_) => {
+                loaded.remove(&id);
+            }
+            None => {}
         }
         let dir = self.dir(id);
         if !tokio::fs::try_exists(&dir).await.unwrap_or(false) {

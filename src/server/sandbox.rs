@@ -95,6 +95,11 @@ impl SandboxHandle {
         self.ask(Command::State).await
     }
 
+    /// Whether the owner task is still running (it stops on shutdown, or when a store fails).
+    pub fn is_alive(&self) -> bool {
+        !self.commands.is_closed()
+    }
+
     /// The clock as last reported, without waiting for the owner.
     pub fn clock_now(&self) -> ClockState {
         *self.clock.borrow()

@@ -79,13 +79,38 @@ fn outcome_name(outcome: Outcome) -> &'static str {
     }
 }
 
+/// A settings change as `atomic_claim বন্ধ, window_hours = 24, crash.api_after_claim = once`.
+fn settings(details: &serde_json::Value) -> String {
+    fn walk(prefix: &str, value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    let name = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&name, v, out);
+                }
+            }
+            serde_json::Value::Bool(true) => out.push(format!("{prefix} চালু")),
+            serde_json::Value::Bool(false) => out.push(format!("{prefix} বন্ধ")),
+            serde_json::Value::String(s) => out.push(format!("{prefix} = {s}")),
+            other => out.push(format!("{prefix} = {other}")),
+        }
+    }
+    let mut out = Vec::new();
+    walk("", details, &mut out);
+    out.join(", ")
+}
+
 fn describe(e: &TimelineEvent) -> String {
     let n = |key: &str| e.details.get(key).and_then(|v| v.as_i64()).unwrap_or(0);
     let text = match e.kind {
         EventKind::SandboxCreated => "নতুন sandbox তৈরি হলো".to_owned(),
         EventKind::SandboxReset => "sandbox শুরুর অবস্থায় ফিরল".to_owned(),
-        EventKind::SafeguardsChanged => format!("safeguard বদলানো হলো: {}", e.details),
-        EventKind::FaultsChanged => format!("fault বদলানো হলো: {}", e.details),
+        EventKind::SafeguardsChanged => format!("safeguard বদলানো হলো: {}", settings(&e.details)),
+        EventKind::FaultsChanged => format!("fault বদলানো হলো: {}", settings(&e.details)),
         EventKind::ClockChanged => match e.details.get("mode").and_then(|m| m.as_str()) {
             Some("paused") => "ঘড়ি থামানো হলো".to_owned(),
             Some(_) => "ঘড়ি আবার চলছে".to_owned(),
@@ -107,4 +132,22 @@ fn describe(e: &TimelineEvent) -> String {
         }
     };
     bn_digits(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn settings_changes_read_as_words() {
+        assert_eq!(
+            settings(&json!({"atomic_claim": false, "outbox": true, "window_hours": 24})),
+            "atomic_claim বন্ধ, outbox চালু, window_hours = 24"
+        );
+        assert_eq!(
+            settings(&json!({"crash": {"api_after_claim": "once", "relay_after_publish": 0.5}})),
+            "crash.api_after_claim = once, crash.relay_after_publish = 0.5"
+        );
+    }
 }
