@@ -504,23 +504,30 @@ impl Owner {
     }
 
     async fn set_safeguards(&mut self, body: serde_json::Value) -> Result<Safeguards, LabError> {
-        let next = self.world.safeguards.patched(&body)?;
-        self.record_input(&json!({"safeguards": body})).await?;
-        self.world.safeguards = next.clone();
-        let e = self.lab_event(EventKind::SafeguardsChanged, body);
-        self.publish(vec![e]).await?;
-        self.save().await?;
-        Ok(next)
+        self.world.safeguards = self.world.safeguards.patched(&body)?;
+        self.settings_changed("safeguards", EventKind::SafeguardsChanged, body)
+            .await?;
+        Ok(self.world.safeguards.clone())
     }
 
     async fn set_faults(&mut self, body: serde_json::Value) -> Result<Faults, LabError> {
-        let next = self.world.faults.patched(&body)?;
-        self.record_input(&json!({"faults": body})).await?;
-        self.world.faults = next.clone();
-        let e = self.lab_event(EventKind::FaultsChanged, body);
+        self.world.faults = self.world.faults.patched(&body)?;
+        self.settings_changed("faults", EventKind::FaultsChanged, body)
+            .await?;
+        Ok(self.world.faults.clone())
+    }
+
+    /// Records a validated, applied settings change as an input and on the lab lane, and saves.
+    async fn settings_changed(
+        &mut self,
+        what: &str,
+        kind: EventKind,
+        body: serde_json::Value,
+    ) -> Result<(), LabError> {
+        self.record_input(&json!({ what: &body })).await?;
+        let e = self.lab_event(kind, body);
         self.publish(vec![e]).await?;
-        self.save().await?;
-        Ok(next)
+        self.save().await
     }
 
     /// Back to the lesson's start: every service store emptied and re-seeded, default settings,
