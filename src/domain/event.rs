@@ -67,6 +67,54 @@ pub enum EventKind {
     InboxCleaned,
     /// The log retention cleaner deleted records older than the retention and moved the log start.
     LogRetentionApplied,
+
+    // The payment path: caller, network, load balancer, API instance, ledger.
+    /// The caller sent a transfer request (details: attempt, intent).
+    RequestSent,
+    /// The network lost the request on its way in.
+    RequestLost,
+    /// The load balancer passed the request to an instance.
+    LbRouted,
+    /// The load balancer gave up waiting on an instance and sent the request to another one.
+    LbRetried,
+    /// The load balancer gave up for good and answered 504.
+    LbGaveUp,
+    /// An instance answered after the load balancer stopped waiting for it; the answer is dropped.
+    LbLateAnswerDropped,
+    /// The API claimed the key: an IN_PROGRESS row committed before the work.
+    KeyClaimed,
+    /// Look-then-write: the look-up found no row (the write comes after the work).
+    KeyLookupEmpty,
+    /// The idempotency table is off: the API runs every request it gets.
+    KeyNotChecked,
+    /// The key is in progress: 409.
+    KeyInProgress,
+    /// The key is completed: the stored response is replayed.
+    ResponseReplayed,
+    /// The key came with another body: 422.
+    KeyReused,
+    /// Money left the sender's account (escaped when the intent was already debited).
+    Debited,
+    /// The ledger's UNIQUE(transfer_id) refused a second debit.
+    LedgerDuplicate,
+    /// Not enough money: 422, stored like a success.
+    InsufficientFunds,
+    /// An API instance died at a crash point; its work in flight is gone.
+    InstanceCrashed,
+    /// The network lost the response on its way out.
+    ResponseLost,
+    /// The response reached the caller.
+    ResponseDelivered,
+    /// The response arrived after the caller had given up.
+    ResponseTooLate,
+    /// The caller's timeout ran out: it cannot know what happened.
+    CallerTimedOut,
+    /// Recovery found a stuck IN_PROGRESS key whose debit is in the ledger and completed it.
+    StuckKeyCompleted,
+    /// Recovery found a stuck IN_PROGRESS key with no debit and released it for a retry.
+    StuckKeyReleased,
+    /// The nightly job dropped whole daily partitions older than the window.
+    PartitionsDropped,
 }
 
 impl EventKind {

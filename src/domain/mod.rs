@@ -10,6 +10,7 @@ pub mod fault;
 pub mod layer;
 pub mod safeguard;
 pub mod state;
+pub mod transfer;
 
 pub use clock::{ClockCommand, ClockMode, ClockState};
 pub use event::{EventKind, Outcome, TimelineEvent};
@@ -17,6 +18,7 @@ pub use fault::{CrashMode, CrashPoint, Faults};
 pub use layer::Layer;
 pub use safeguard::{Safeguard, SafeguardValue, Safeguards};
 pub use state::{Balances, Damage, SandboxState};
+pub use transfer::{Receipt, TransferBody};
 
 /// A request body field that failed validation: which field, and why.
 ///
@@ -75,4 +77,32 @@ pub fn boolean(field: &str, value: &serde_json::Value) -> Result<bool, FieldErro
     value
         .as_bool()
         .ok_or_else(|| FieldError::new(field, "expected true or false"))
+}
+
+/// The problem `type` URI for an error kind (RFC 9457).
+pub fn problem_type(kind: &str) -> String {
+    format!("urn:pocketpay-lab:problem:{kind}")
+}
+
+/// A problem+json body: `type` names the error, `detail` says what happened in words.
+pub fn problem_body(status: u16, kind: &str, detail: &str) -> serde_json::Value {
+    let title = match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        409 => "Conflict",
+        413 => "Payload Too Large",
+        422 => "Unprocessable Content",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Error",
+    };
+    serde_json::json!({
+        "type": problem_type(kind),
+        "title": title,
+        "status": status,
+        "detail": detail,
+    })
 }

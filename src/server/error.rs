@@ -18,8 +18,10 @@ pub enum LabError {
     TooManySandboxes(usize),
     #[error("this server already serves its limit of {0} event streams; try again later")]
     TooManyStreams(usize),
-    #[error("the sandbox is shutting down; try again in a moment")]
+    #[error("the sandbox was stopped or reset while this request was in flight; try again")]
     Unavailable,
+    #[error("unknown user: send Authorization: Bearer shimul (or tithi)")]
+    Unauthorized,
     #[error("a store failed")]
     Store(#[from] sqlx::Error),
     #[error("a file operation failed")]
@@ -31,6 +33,7 @@ impl LabError {
     pub fn status(&self) -> u16 {
         match self {
             LabError::NotFound => 404,
+            LabError::Unauthorized => 401,
             LabError::Invalid(_) | LabError::BadJson(_) | LabError::BadLastEventId => 400,
             LabError::BodyTooLarge(_) => 413,
             LabError::TooManySandboxes(_) | LabError::TooManyStreams(_) | LabError::Unavailable => {
@@ -44,6 +47,8 @@ impl LabError {
     pub fn kind(&self) -> &'static str {
         match self {
             LabError::NotFound => "unknown-sandbox",
+            LabError::Unauthorized => "unknown-user",
+            LabError::Invalid(e) if e.field == "Idempotency-Key" => "invalid-idempotency-key",
             LabError::Invalid(_) => "invalid-field",
             LabError::BadJson(_) => "invalid-json",
             LabError::BodyTooLarge(_) => "body-too-large",

@@ -5,11 +5,12 @@
 
 use serde_json::json;
 
+use super::payments;
 use super::sim::Cx;
-use super::store::{StoreName, Stores};
-use super::world::Step;
-use crate::domain::clock::{HOUR_MS, MINUTE_MS};
-use crate::domain::{EventKind, Layer, Outcome, Safeguard, Safeguards};
+use super::store::StoreName;
+use super::world::{LabWorld, Step};
+use crate::domain::clock::{DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS};
+use crate::domain::{EventKind, Layer, Outcome, Safeguard};
 
 /// A recurring job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,16 +19,27 @@ pub enum Job {
     InboxCleaner,
     /// Deletes log records older than their topic's retention and moves each log start offset.
     LogRetention,
+    /// Resolves idempotency keys stuck IN_PROGRESS for over 60 s (`stuck_recovery`).
+    StuckRecovery,
+    /// At midnight, drops the idempotency table's daily partitions older than the window.
+    PartitionDrop,
 }
 
 impl Job {
-    pub const ALL: [Job; 2] = [Job::InboxCleaner, Job::LogRetention];
+    pub const ALL: [Job; 4] = [
+        Job::InboxCleaner,
+        Job::LogRetention,
+        Job::StuckRecovery,
+        Job::PartitionDrop,
+    ];
 
     /// How often the job runs, and at what offset within that period.
     fn schedule(self) -> (i64, i64) {
         match self {
             Job::InboxCleaner => (HOUR_MS, 0),
             Job::LogRetention => (HOUR_MS, 30 * MINUTE_MS),
+            Job::StuckRecovery => (15 * SECOND_MS, 0),
+            Job::PartitionDrop => (DAY_MS, 0),
         }
     }
 
@@ -39,16 +51,14 @@ impl Job {
 }
 
 /// Runs one job and schedules its next run.
-pub async fn run(
-    job: Job,
-    stores: &Stores,
-    safeguards: &Safeguards,
-    cx: &mut Cx<'_, Step>,
-) -> Result<(), sqlx::Error> {
+pub async fn run(job: Job, world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
     let now = cx.now();
+    let stores = &world.stores;
     match job {
+        Job::StuckRecovery => payments::recover_stuck(world, cx).await?,
+        Job::PartitionDrop => payments::drop_old_partitions(world, cx).await?,
         Job::InboxCleaner => {
-            let hours = safeguards.hours(Safeguard::InboxWindowHours);
+            let hours = world.safeguards.hours(Safeguard::InboxWindowHours);
             let cutoff = now - hours * HOUR_MS;
             let mut deleted = serde_json::Map::new();
             for store in [StoreName::Wallet, StoreName::Sms] {

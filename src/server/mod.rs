@@ -3,9 +3,12 @@
 
 pub mod api;
 pub mod config;
+pub mod damage;
 pub mod error;
 pub mod jobs;
 pub mod lab;
+pub mod network;
+pub mod payments;
 pub mod sandbox;
 pub mod sim;
 pub mod store;

@@ -16,13 +16,15 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use uuid::Uuid;
 
 use super::error::LabError;
+use super::network::{NetStep, Network};
+use super::payments::{ApiReply, TransferRequest};
 use super::sim::{NewEvent, Sim, SimCounters};
 use super::store::{StoreName, Stores};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
 use crate::domain::{
-    Balances, ClockCommand, ClockMode, ClockState, Damage, EventKind, Faults, Layer, Outcome,
-    Safeguards, SandboxState, TimelineEvent,
+    Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, Layer, Outcome, Safeguards,
+    SandboxState, TimelineEvent,
 };
 
 /// How many timeline events a slow stream may fall behind before it re-reads from the store.
@@ -42,6 +44,7 @@ enum Command {
     Faults(serde_json::Value, oneshot::Sender<Result<Faults, LabError>>),
     Reset(oneshot::Sender<Result<(), LabError>>),
     State(oneshot::Sender<Result<SandboxState, LabError>>),
+    Transfer(TransferRequest, oneshot::Sender<ApiReply>),
     Shutdown(oneshot::Sender<()>),
 }
 
@@ -88,6 +91,18 @@ impl SandboxHandle {
     /// Returns the sandbox to the lesson's start.
     pub async fn reset(&self) -> Result<(), LabError> {
         self.ask(Command::Reset).await
+    }
+
+    /// Sends a transfer through the sandbox's network to its payment API and waits for what
+    /// comes back: the answer, or the caller's timeout (virtual time, so a paused clock waits).
+    pub async fn transfer(&self, request: TransferRequest) -> Result<ApiReply, LabError> {
+        self.touch();
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Transfer(request, tx))
+            .await
+            .map_err(|_| LabError::Unavailable)?;
+        rx.await.map_err(|_| LabError::Unavailable)
     }
 
     /// The whole sandbox, between two steps.
@@ -299,6 +314,7 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
             stores,
             safeguards: serde_json::from_str(&safeguards).unwrap_or_default(),
             faults: serde_json::from_str(&faults).unwrap_or_default(),
+            net: Network::default(),
         },
         mode,
         speed,
@@ -369,6 +385,13 @@ impl Owner {
                 Command::State(reply) => {
                     let r = self.state().await;
                     let _ = reply.send(r);
+                }
+                Command::Transfer(request, reply) => {
+                    // On failure the reply is dropped and the caller hears the sandbox is
+                    // unavailable; the error itself goes to the log.
+                    if let Err(e) = self.accept_transfer(request, reply).await {
+                        tracing::error!(sandbox = %self.id, "a transfer could not be accepted: {e}");
+                    }
                 }
                 Command::Shutdown(reply) => {
                     self.save().await?;
@@ -496,6 +519,39 @@ impl Owner {
         Ok(self.report_clock())
     }
 
+    /// Puts a transfer on the wire: its intent is noted (ground truth for the damage meter) and
+    /// the caller's first step is scheduled now.
+    async fn accept_transfer(
+        &mut self,
+        request: TransferRequest,
+        reply: oneshot::Sender<ApiReply>,
+    ) -> Result<(), LabError> {
+        self.record_input(&json!({"transfer": {
+            "user": request.user, "key": request.key, "body": request.body, "intent": request.intent,
+        }}))
+        .await?;
+        sqlx::query(
+            "INSERT OR IGNORE INTO intents (intent, user_id, amount, first_ms) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .bind(&request.intent)
+        .bind(&request.user)
+        .bind(request.body.amount)
+        .bind(self.sim.now())
+        .execute(self.world.stores.pool(StoreName::Lab))
+        .await?;
+        let call = self.world.net.accept(reply);
+        let now = self.sim.now();
+        self.sim.schedule_at(
+            now,
+            Step::Net(NetStep::Send {
+                call,
+                req: Arc::new(request),
+            }),
+        );
+        self.report_clock();
+        Ok(())
+    }
+
     /// After the clock was moved by hand, live time continues from where it now stands.
     fn reanchor(&mut self) {
         if self.anchor.is_some() {
@@ -540,6 +596,7 @@ impl Owner {
         sqlx::query("DELETE FROM inputs").execute(lab).await?;
         self.world.safeguards = Safeguards::default();
         self.world.faults = Faults::default();
+        self.world.net.clear();
         self.sim = Sim::new(START_MS, self.seed);
         for (at, step) in LabWorld::standing_steps(START_MS) {
             self.sim.schedule_at(at, step);
@@ -556,10 +613,13 @@ impl Owner {
 
     async fn state(&mut self) -> Result<SandboxState, LabError> {
         let stores = &self.world.stores;
-        let payments: Vec<(String, i64)> =
-            sqlx::query_as("SELECT user_id, opening_balance FROM accounts ORDER BY user_id")
-                .fetch_all(stores.pool(StoreName::Payments))
-                .await?;
+        let payments: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT a.user_id, a.opening_balance + COALESCE(SUM(l.amount), 0)
+             FROM accounts a LEFT JOIN ledger l ON l.user_id = a.user_id
+             GROUP BY a.user_id ORDER BY a.user_id",
+        )
+        .fetch_all(stores.pool(StoreName::Payments))
+        .await?;
         let wallet: Vec<(String, i64)> = sqlx::query_as(
             "SELECT w.user_id, w.opening_balance + COALESCE(SUM(c.amount), 0)
              FROM wallets w LEFT JOIN credits c ON c.user_id = w.user_id
@@ -578,7 +638,7 @@ impl Owner {
                 wallet: wallet.into_iter().collect(),
             },
             tables: stores.snapshot().await?,
-            damage: Damage::default(),
+            damage: super::damage::measure(stores).await?,
         })
     }
 

@@ -2,6 +2,8 @@
 //! share (stores, safeguards, faults).
 
 use super::jobs::{self, Job};
+use super::network::{self, NetStep, Network};
+use super::payments::{self, ApiStep};
 use super::sim::{Cx, World};
 use super::store::Stores;
 use crate::domain::{Faults, Safeguards};
@@ -10,6 +12,8 @@ use crate::domain::{Faults, Safeguards};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
     Job(Job),
+    Net(NetStep),
+    Api(ApiStep),
 }
 
 /// Everything a step can touch.
@@ -17,6 +21,9 @@ pub struct LabWorld {
     pub stores: Stores,
     pub safeguards: Safeguards,
     pub faults: Faults,
+    /// Calls in flight through the network and the load balancer (memory only: a restart
+    /// loses them, as it would).
+    pub net: Network,
 }
 
 impl LabWorld {
@@ -34,7 +41,9 @@ impl World for LabWorld {
 
     async fn run(&mut self, step: Step, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
         match step {
-            Step::Job(job) => jobs::run(job, &self.stores, &self.safeguards, cx).await,
+            Step::Job(job) => jobs::run(job, self, cx).await,
+            Step::Net(step) => network::run(self, step, cx).await,
+            Step::Api(step) => payments::run(self, step, cx).await,
         }
     }
 }

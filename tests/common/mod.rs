@@ -272,3 +272,124 @@ pub async fn expect_problem(r: Response, status: u16, kind: &str) -> Value {
     assert!(body["detail"].as_str().is_some_and(|d| !d.is_empty()));
     body
 }
+
+/// What a transfer call got back.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub replayed: bool,
+    pub content_type: String,
+    pub body: Value,
+    pub raw: String,
+}
+
+impl TestLab {
+    /// Sends a transfer as Shimul with this key, body and intent (none: the key is the intent).
+    pub fn transfer(
+        &self,
+        id: &str,
+        key: &str,
+        body: Value,
+        intent: Option<&str>,
+    ) -> tokio::task::JoinHandle<Answer> {
+        let mut req = self
+            .client
+            .post(self.url(&format!("/api/sandboxes/{id}/transfers")))
+            .header("Authorization", "Bearer shimul")
+            .header("Idempotency-Key", key)
+            .json(&body);
+        if let Some(intent) = intent {
+            req = req.header("Lab-Intent", intent);
+        }
+        tokio::spawn(async move {
+            let r = req.send().await.unwrap();
+            let status = r.status().as_u16();
+            let replayed = r
+                .headers()
+                .get("idempotent-replayed")
+                .is_some_and(|v| v == "true");
+            let content_type = r.headers()["content-type"].to_str().unwrap().to_owned();
+            let raw = r.text().await.unwrap();
+            Answer {
+                status,
+                replayed,
+                content_type,
+                body: serde_json::from_str(&raw).unwrap_or(Value::Null),
+                raw,
+            }
+        })
+    }
+
+    /// Waits until the sandbox has taken `n` transfers (so they are stamped at the current
+    /// virtual time before the clock moves).
+    pub async fn wait_for_transfers(&self, id: &str, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let taken = self.transfers_taken(id).await;
+            if taken >= n {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "only {taken} of {n} transfers arrived"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Moves a paused sandbox's clock forward by `ms` virtual milliseconds.
+    pub async fn advance_ms(&self, id: &str, ms: i64) {
+        assert!(ms % 1000 == 0, "the API jumps whole seconds");
+        self.clock(id, json!({"advance_seconds": ms / 1000})).await;
+    }
+
+    /// One transfer on a paused sandbox, run to its end: send, let virtual time pass, answer.
+    pub async fn send(&self, id: &str, key: &str, body: Value, intent: Option<&str>) -> Answer {
+        let before = self.transfers_taken(id).await;
+        let call = self.transfer(id, key, body, intent);
+        self.wait_for_transfers(id, before + 1).await;
+        self.advance_ms(id, 10_000).await;
+        call.await.unwrap()
+    }
+
+    async fn transfers_taken(&self, id: &str) -> usize {
+        let s = self.state(id).await;
+        s["tables"]["lab.inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["input"].as_str().unwrap_or("").contains("\"transfer\""))
+            .count()
+    }
+
+    pub async fn safeguards(&self, id: &str, body: Value) {
+        let r = self
+            .put(&format!("/api/sandboxes/{id}/safeguards"), body)
+            .await;
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+
+    pub async fn faults(&self, id: &str, body: Value) {
+        let r = self.put(&format!("/api/sandboxes/{id}/faults"), body).await;
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+
+    /// Timeline events of one kind, from the state's event log.
+    pub async fn events_of(&self, id: &str, kind: &str) -> Vec<Value> {
+        let s = self.state(id).await;
+        s["tables"]["lab.events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == kind)
+            .map(|e| {
+                // The store keeps details as JSON text.
+                let mut e = e.clone();
+                if let Some(text) = e["details"].as_str() {
+                    e["details"] = serde_json::from_str(text).unwrap_or(Value::Null);
+                }
+                e
+            })
+            .collect()
+    }
+}

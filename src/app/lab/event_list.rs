@@ -106,6 +106,13 @@ fn settings(details: &serde_json::Value) -> String {
 
 fn describe(e: &TimelineEvent) -> String {
     let n = |key: &str| e.details.get(key).and_then(|v| v.as_i64()).unwrap_or(0);
+    let word = |key: &str| {
+        e.details
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
     let text = match e.kind {
         EventKind::SandboxCreated => "নতুন sandbox তৈরি হলো".to_owned(),
         EventKind::SandboxReset => "sandbox শুরুর অবস্থায় ফিরল".to_owned(),
@@ -130,6 +137,49 @@ fn describe(e: &TimelineEvent) -> String {
         EventKind::LogRetentionApplied => {
             format!("log retention: {}টি পুরোনো record মুছল", n("deleted"))
         }
+        EventKind::RequestSent => format!("৳{} পাঠানোর request রওনা হলো", n("amount")),
+        EventKind::RequestLost => "নেটওয়ার্কে request হারিয়ে গেল".to_owned(),
+        EventKind::LbRouted => format!("load balancer পাঠাল instance {}-এ", n("instance")),
+        EventKind::LbRetried => format!(
+            "instance সাড়া দেয়নি; load balancer আবার পাঠাল (চেষ্টা {})",
+            n("attempt")
+        ),
+        EventKind::LbGaveUp => "কোনো instance সাড়া দেয়নি: load balancer 504 দিল".to_owned(),
+        EventKind::LbLateAnswerDropped => "দেরিতে আসা উত্তর load balancer ফেলে দিল".to_owned(),
+        EventKind::KeyClaimed => "key claim হলো: IN_PROGRESS সারি commit".to_owned(),
+        EventKind::KeyLookupEmpty => {
+            "look-up-এ কিছু নেই (লেখা হবে কাজের পরে: look-then-write)".to_owned()
+        }
+        EventKind::KeyNotChecked => "idempotency table বন্ধ: যা আসে তা-ই চলে".to_owned(),
+        EventKind::KeyInProgress => "একই key এখনও চলছে: 409".to_owned(),
+        EventKind::ResponseReplayed => format!("আগের উত্তর হুবহু ফেরত গেল ({})", n("status")),
+        EventKind::KeyReused => "একই key, অন্য body: 422".to_owned(),
+        EventKind::Debited => format!(
+            "৳{} কাটা হলো, {}{}",
+            n("amount"),
+            word("txn"),
+            if e.outcome == Outcome::Escaped {
+                " — দ্বিতীয়বার!"
+            } else {
+                ""
+            }
+        ),
+        EventKind::LedgerDuplicate => "ledger-এর UNIQUE(transfer_id) দ্বিতীয় debit আটকাল".to_owned(),
+        EventKind::InsufficientFunds => format!("ব্যালান্স ৳{}, যথেষ্ট নয়: 422", n("balance")),
+        EventKind::InstanceCrashed => format!("instance ক্র্যাশ করল ({})", word("crash")),
+        EventKind::ResponseLost => "ফেরার পথে উত্তর হারিয়ে গেল".to_owned(),
+        EventKind::ResponseDelivered => format!("উত্তর পৌঁছাল: {}", n("status")),
+        EventKind::ResponseTooLate => "উত্তর এল, কিন্তু ফোন আগেই হাল ছেড়েছে".to_owned(),
+        EventKind::CallerTimedOut => "সময় শেষ: ফোন জানে না টাকা গেছে কি না".to_owned(),
+        EventKind::StuckKeyCompleted => format!(
+            "আটকে থাকা key: ledger-এ debit আছে, সম্পূর্ণ করা হলো ({})",
+            word("txn")
+        ),
+        EventKind::StuckKeyReleased => "আটকে থাকা key: debit নেই, ছেড়ে দেওয়া হলো".to_owned(),
+        EventKind::PartitionsDropped => format!(
+            "রাতের কাজ: window-এর বাইরের partition মুছল ({}টি সারি)",
+            n("rows")
+        ),
     };
     bn_digits(&text)
 }

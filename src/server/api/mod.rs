@@ -7,15 +7,18 @@ pub mod sse;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde_json::json;
 
-use crate::domain::{expect_object, ClockCommand, ClockMode, FieldError, SandboxState};
+use crate::domain::{
+    expect_object, transfer, ClockCommand, ClockMode, FieldError, SandboxState, TransferBody,
+};
 use crate::server::error::LabError;
 use crate::server::lab::Lab;
+use crate::server::payments::TransferRequest;
 use problem::{json_body, BODY_LIMIT};
 
 /// Every `/api` route, over the lab.
@@ -28,6 +31,7 @@ pub fn router() -> Router<Lab> {
         .route("/api/sandboxes/{id}/clock", post(clock))
         .route("/api/sandboxes/{id}/reset", post(reset))
         .route("/api/sandboxes/{id}/events", get(sse::events))
+        .route("/api/sandboxes/{id}/transfers", post(transfer))
         .route("/api/{*rest}", axum::routing::any(no_such_route))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
 }
@@ -117,6 +121,52 @@ async fn clock(
 async fn reset(State(lab): State<Lab>, Path(id): Path<String>) -> Result<StatusCode, LabError> {
     lab.get(&id).await?.reset().await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST …/transfers`: the payment API, through the sandbox's network and load balancer.
+/// Everything checked here is refused before anything is claimed.
+async fn transfer(
+    State(lab): State<Lab>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, LabError> {
+    let sandbox = lab.get(&id).await?;
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let user =
+        transfer::user_from_authorization(header("authorization")).ok_or(LabError::Unauthorized)?;
+    let key = match headers.get("idempotency-key") {
+        Some(v) => transfer::parse_idempotency_key(Some(
+            v.to_str()
+                .map_err(|_| FieldError::new("Idempotency-Key", "must be printable ASCII"))?,
+        ))?,
+        None => transfer::parse_idempotency_key(None)?,
+    };
+    let intent = match headers.get("lab-intent") {
+        None => key.clone(),
+        Some(v) => v
+            .to_str()
+            .ok()
+            .and_then(|s| uuid::Uuid::parse_str(s.trim()).ok())
+            .map(|u| u.to_string())
+            .ok_or_else(|| FieldError::new("Lab-Intent", "expected a UUID"))?,
+    };
+    let body = TransferBody::parse(&json_body(body, false)?, user)?;
+    let reply = sandbox
+        .transfer(TransferRequest::new(user, key, body, intent))
+        .await?;
+    let mut response = (
+        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        [(header::CONTENT_TYPE, reply.content_type())],
+        reply.body,
+    )
+        .into_response();
+    if reply.replayed {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    Ok(response)
 }
 
 async fn no_such_route() -> impl IntoResponse {

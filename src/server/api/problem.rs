@@ -11,10 +11,7 @@ use crate::server::error::LabError;
 /// The largest request body the API reads.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
-/// The problem `type` URI for an error kind.
-pub fn problem_type(kind: &str) -> String {
-    format!("urn:pocketpay-lab:problem:{kind}")
-}
+pub use crate::domain::problem_type;
 
 impl IntoResponse for LabError {
     fn into_response(self) -> Response {
@@ -32,12 +29,7 @@ impl IntoResponse for LabError {
             }
             other => other.to_string(),
         };
-        let mut body = json!({
-            "type": problem_type(self.kind()),
-            "title": status.canonical_reason().unwrap_or("Error"),
-            "status": status.as_u16(),
-            "detail": detail,
-        });
+        let mut body = crate::domain::problem_body(status.as_u16(), self.kind(), &detail);
         if let LabError::Invalid(e) = &self {
             body["field"] = e.field.clone().into();
         }

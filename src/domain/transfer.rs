@@ -1,0 +1,169 @@
+//! A transfer request as the payment API accepts it, and the receipt it answers with.
+
+use serde::{Deserialize, Serialize};
+
+use super::{expect_object, int_in, FieldError};
+
+/// The users of every sandbox.
+pub const USERS: [&str; 2] = ["shimul", "tithi"];
+/// The largest transfer the API accepts, in whole taka.
+pub const MAX_AMOUNT: i64 = 1_000_000;
+/// The first receipt number of every sandbox: the lesson's receipt.
+pub const FIRST_TXN: i64 = 88_412;
+/// The longest Idempotency-Key accepted.
+pub const MAX_KEY_LEN: usize = 255;
+
+/// The user a bearer token stands for (`Authorization: Bearer shimul`), if it is one of the
+/// sandbox's users. A stand-in for a real token: the key is scoped to this user.
+pub fn user_from_authorization(header: Option<&str>) -> Option<&'static str> {
+    let token = header?.trim().strip_prefix("Bearer ")?.trim();
+    USERS.into_iter().find(|u| *u == token)
+}
+
+/// Checks an Idempotency-Key: 1 to 255 printable ASCII characters.
+pub fn parse_idempotency_key(raw: Option<&str>) -> Result<String, FieldError> {
+    let field = "Idempotency-Key";
+    let key = raw.ok_or_else(|| FieldError::new(field, "the header is required"))?;
+    if key.is_empty() || key.len() > MAX_KEY_LEN {
+        return Err(FieldError::new(
+            field,
+            format!("must be 1 to {MAX_KEY_LEN} characters, not {}", key.len()),
+        ));
+    }
+    if !key.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
+        return Err(FieldError::new(field, "must be printable ASCII"));
+    }
+    Ok(key.to_owned())
+}
+
+/// The body of `POST …/transfers`: `{"to": "tithi", "amount": 500}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransferBody {
+    pub to: String,
+    /// Whole taka, 1 to [`MAX_AMOUNT`].
+    pub amount: i64,
+}
+
+impl TransferBody {
+    /// Parses and checks a body sent by `caller`: exactly `to` (another user of the sandbox)
+    /// and `amount`.
+    pub fn parse(body: &serde_json::Value, caller: &str) -> Result<TransferBody, FieldError> {
+        let map = expect_object(body)?;
+        if let Some(extra) = map.keys().find(|k| *k != "to" && *k != "amount") {
+            return Err(FieldError::new(
+                extra.clone(),
+                "unknown field: a transfer has only to and amount",
+            ));
+        }
+        let to = map
+            .get("to")
+            .ok_or_else(|| FieldError::new("to", "required"))?
+            .as_str()
+            .ok_or_else(|| FieldError::new("to", "expected a user name"))?;
+        if !USERS.contains(&to) {
+            return Err(FieldError::new("to", format!("no user called {to:?}")));
+        }
+        if to == caller {
+            return Err(FieldError::new("to", "cannot send money to yourself"));
+        }
+        let amount = map
+            .get("amount")
+            .ok_or_else(|| FieldError::new("amount", "required"))?;
+        Ok(TransferBody {
+            to: to.to_owned(),
+            amount: int_in("amount", amount, 1, MAX_AMOUNT)?,
+        })
+    }
+
+    /// The body in one canonical spelling (keys sorted, no spaces), so that the same request
+    /// always has the same fingerprint however the client formatted it.
+    pub fn canonical(&self) -> String {
+        serde_json::json!({"amount": self.amount, "to": self.to}).to_string()
+    }
+}
+
+/// The 201 answer: what Shimul's phone shows as the receipt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    pub txn: String,
+    pub from: String,
+    pub to: String,
+    pub amount: i64,
+    /// The sender's balance after this transfer.
+    pub balance: i64,
+}
+
+/// `TXN-88412`, `TXN-88413`, … for the n-th debit of a sandbox (n from 0).
+pub fn txn_label(n: i64) -> String {
+    format!("TXN-{}", FIRST_TXN + n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bearer_tokens_name_a_user_of_the_sandbox() {
+        assert_eq!(
+            user_from_authorization(Some("Bearer shimul")),
+            Some("shimul")
+        );
+        assert_eq!(
+            user_from_authorization(Some("Bearer  tithi ")),
+            Some("tithi")
+        );
+        assert_eq!(user_from_authorization(Some("Bearer imran")), None);
+        assert_eq!(user_from_authorization(Some("shimul")), None);
+        assert_eq!(user_from_authorization(Some("Basic shimul")), None);
+        assert_eq!(user_from_authorization(None), None);
+    }
+
+    #[test]
+    fn keys_are_1_to_255_printable_ascii() {
+        assert!(parse_idempotency_key(Some("a")).is_ok());
+        assert!(parse_idempotency_key(Some(&"k".repeat(255))).is_ok());
+        assert!(parse_idempotency_key(Some("7c0e2b1a-5f0e-4d6b-9a51-1c2d3e4f5a6b")).is_ok());
+        for bad in [
+            Some(""),
+            Some(&*"k".repeat(256)),
+            Some("tab\there"),
+            Some("টাকা"),
+            None,
+        ] {
+            assert_eq!(
+                parse_idempotency_key(bad).unwrap_err().field,
+                "Idempotency-Key",
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn bodies_are_checked_and_canonical() {
+        let b = TransferBody::parse(&json!({"amount": 500, "to": "tithi"}), "shimul").unwrap();
+        assert_eq!(b.canonical(), r#"{"amount":500,"to":"tithi"}"#);
+        let cases = [
+            (json!({"to": "tithi"}), "amount"),
+            (json!({"amount": 500}), "to"),
+            (json!({"to": "tithi", "amount": 0}), "amount"),
+            (json!({"to": "tithi", "amount": -500}), "amount"),
+            (json!({"to": "tithi", "amount": 500.5}), "amount"),
+            (json!({"to": "tithi", "amount": "500"}), "amount"),
+            (json!({"to": "tithi", "amount": 1_000_001}), "amount"),
+            (json!({"to": "imran", "amount": 500}), "to"),
+            (json!({"to": "shimul", "amount": 500}), "to"),
+            (json!({"to": 7, "amount": 500}), "to"),
+            (json!({"to": "tithi", "amount": 500, "note": "hi"}), "note"),
+            (json!("tithi"), "(body)"),
+        ];
+        for (body, field) in cases {
+            assert_eq!(
+                TransferBody::parse(&body, "shimul").unwrap_err().field,
+                field,
+                "{body}"
+            );
+        }
+        assert_eq!(txn_label(0), "TXN-88412");
+    }
+}

@@ -1,0 +1,320 @@
+//! The way between the caller and the API instances: the lossy network and the load balancer.
+//!
+//! A call is one HTTP request from outside. It crosses the network (it may be lost, and takes
+//! `latency_ms`), reaches the load balancer, which hands it to an instance (round robin over
+//! [`INSTANCES`]); with `lb_retry` on, an instance that has not answered within
+//! [`LB_UPSTREAM_TIMEOUT_MS`] gets the request sent again to the other one: a duplicate the
+//! load balancer itself creates. The answer crosses the network back (it may be lost too). The
+//! caller gives up at `phone_timeout_ms` and then sees only a timeout: it cannot tell a lost
+//! request from a lost response, so its outcome is unknown.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+use tokio::sync::oneshot;
+
+use super::payments::{ApiReply, ApiStep, Req};
+use super::sim::Cx;
+use super::world::{LabWorld, Step};
+use crate::domain::{EventKind, Layer, Outcome};
+
+/// API instances behind the load balancer.
+pub const INSTANCES: u32 = 2;
+/// How long the load balancer waits for an instance before it retries on another (`lb_retry`).
+pub const LB_UPSTREAM_TIMEOUT_MS: i64 = 1_000;
+
+/// Calls in flight and the load balancer's state.
+#[derive(Default)]
+pub struct Network {
+    next_call: u64,
+    next_instance: u32,
+    calls: HashMap<u64, Call>,
+}
+
+struct Call {
+    /// Where the answer goes; `None` once the caller was answered or gave up.
+    reply: Option<oneshot::Sender<ApiReply>>,
+    /// The attempt the load balancer is waiting on.
+    lb_attempt: u32,
+    /// The instance of that attempt.
+    lb_instance: u32,
+    /// Whether the load balancer has answered (or given up).
+    lb_done: bool,
+}
+
+impl Network {
+    /// Registers a call from outside; its answer will go to `reply`.
+    pub fn accept(&mut self, reply: oneshot::Sender<ApiReply>) -> u64 {
+        self.next_call += 1;
+        self.calls.insert(
+            self.next_call,
+            Call {
+                reply: Some(reply),
+                lb_attempt: 0,
+                lb_instance: 0,
+                lb_done: false,
+            },
+        );
+        self.next_call
+    }
+
+    /// Forgets every call in flight (a reset): their callers see the sandbox go away.
+    pub fn clear(&mut self) {
+        self.calls.clear();
+    }
+
+    fn pick_instance(&mut self) -> u32 {
+        self.next_instance = self.next_instance % INSTANCES + 1;
+        self.next_instance
+    }
+
+    /// Drops a call once nothing can happen to it any more.
+    fn settle(&mut self, call: u64) {
+        if self
+            .calls
+            .get(&call)
+            .is_some_and(|c| c.reply.is_none() && c.lb_done)
+        {
+            self.calls.remove(&call);
+        }
+    }
+}
+
+/// The steps of the network and the load balancer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NetStep {
+    /// The caller sends the request.
+    Send { call: u64, req: Req },
+    /// The request reaches the load balancer.
+    LbReceive { call: u64, req: Req },
+    /// The load balancer's wait on an attempt ran out.
+    LbTimeout { call: u64, attempt: u32, req: Req },
+    /// An instance answers the load balancer.
+    LbAnswer {
+        call: u64,
+        attempt: u32,
+        key: String,
+        reply: ApiReply,
+    },
+    /// The answer reaches the caller.
+    Deliver {
+        call: u64,
+        key: String,
+        reply: ApiReply,
+    },
+    /// The caller's timeout.
+    CallerTimeout { call: u64, key: String },
+}
+
+/// Whether the network loses a message, at a loss rate in percent.
+fn lost(pct: i64, cx: &mut Cx<'_, Step>) -> bool {
+    cx.rng().chance(pct as f64 / 100.0)
+}
+
+pub async fn run(
+    world: &mut LabWorld,
+    step: NetStep,
+    cx: &mut Cx<'_, Step>,
+) -> Result<(), sqlx::Error> {
+    let latency = world.faults.latency_ms;
+    match step {
+        NetStep::Send { call, req } => {
+            let key = Some(req.key.clone());
+            cx.record(
+                Layer::App,
+                EventKind::RequestSent,
+                key.clone(),
+                Outcome::Ok,
+                json!({"call": call, "user": req.user, "to": req.body.to, "amount": req.body.amount,
+                       "intent": req.intent}),
+            );
+            let timeout = world.faults.phone_timeout_ms;
+            cx.schedule_in(
+                timeout,
+                Step::Net(NetStep::CallerTimeout {
+                    call,
+                    key: req.key.clone(),
+                }),
+            );
+            if lost(world.faults.request_loss_pct, cx) {
+                cx.record(
+                    Layer::Network,
+                    EventKind::RequestLost,
+                    key,
+                    Outcome::Lost,
+                    json!({"call": call}),
+                );
+            } else {
+                cx.schedule_in(latency, Step::Net(NetStep::LbReceive { call, req }));
+            }
+        }
+        NetStep::LbReceive { call, req } => {
+            route(world, call, 1, req, cx);
+        }
+        NetStep::LbTimeout { call, attempt, req } => {
+            let Some(c) = world.net.calls.get(&call) else {
+                return Ok(());
+            };
+            if c.lb_done || c.lb_attempt != attempt {
+                return Ok(());
+            }
+            if attempt < INSTANCES {
+                cx.record(
+                    Layer::LoadBalancer,
+                    EventKind::LbRetried,
+                    Some(req.key.clone()),
+                    Outcome::Ok,
+                    json!({"call": call, "attempt": attempt + 1, "after_ms": LB_UPSTREAM_TIMEOUT_MS}),
+                );
+                route(world, call, attempt + 1, req, cx);
+            } else {
+                let reply = ApiReply::problem(
+                    504,
+                    "upstream-timeout",
+                    "no payment API instance answered the load balancer in time",
+                );
+                cx.record(
+                    Layer::LoadBalancer,
+                    EventKind::LbGaveUp,
+                    Some(req.key.clone()),
+                    Outcome::Unknown,
+                    json!({"call": call, "attempts": attempt}),
+                );
+                if let Some(c) = world.net.calls.get_mut(&call) {
+                    c.lb_done = true;
+                }
+                respond(world, call, req.key.clone(), reply, cx);
+            }
+        }
+        NetStep::LbAnswer {
+            call,
+            attempt,
+            key,
+            reply,
+        } => {
+            let waiting = world
+                .net
+                .calls
+                .get_mut(&call)
+                .filter(|c| !c.lb_done && c.lb_attempt == attempt);
+            let Some(c) = waiting else {
+                cx.record(
+                    Layer::LoadBalancer,
+                    EventKind::LbLateAnswerDropped,
+                    Some(key),
+                    Outcome::Lost,
+                    json!({"call": call, "attempt": attempt, "status": reply.status}),
+                );
+                return Ok(());
+            };
+            c.lb_done = true;
+            respond(world, call, key, reply, cx);
+        }
+        NetStep::Deliver { call, key, reply } => {
+            let waiting = world.net.calls.get_mut(&call).and_then(|c| c.reply.take());
+            match waiting {
+                Some(tx) => {
+                    cx.record(
+                        Layer::Network,
+                        EventKind::ResponseDelivered,
+                        Some(key),
+                        Outcome::Ok,
+                        json!({"call": call, "status": reply.status, "replayed": reply.replayed}),
+                    );
+                    let _ = tx.send(reply);
+                }
+                None => cx.record(
+                    Layer::Network,
+                    EventKind::ResponseTooLate,
+                    Some(key),
+                    Outcome::Lost,
+                    json!({"call": call, "status": reply.status}),
+                ),
+            }
+            world.net.settle(call);
+        }
+        NetStep::CallerTimeout { call, key } => {
+            if let Some(tx) = world.net.calls.get_mut(&call).and_then(|c| c.reply.take()) {
+                cx.record(
+                    Layer::App,
+                    EventKind::CallerTimedOut,
+                    Some(key),
+                    Outcome::Unknown,
+                    json!({"call": call, "after_ms": world.faults.phone_timeout_ms}),
+                );
+                let _ = tx.send(ApiReply::problem(
+                    504,
+                    "no-response",
+                    "no answer came back in time: the transfer may or may not have happened",
+                ));
+            }
+            world.net.settle(call);
+        }
+    }
+    Ok(())
+}
+
+/// The load balancer hands attempt `attempt` of a call to the next instance.
+fn route(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut Cx<'_, Step>) {
+    let previous = world
+        .net
+        .calls
+        .get(&call)
+        .map(|c| c.lb_instance)
+        .unwrap_or(0);
+    let mut instance = world.net.pick_instance();
+    if instance == previous {
+        instance = world.net.pick_instance();
+    }
+    if let Some(c) = world.net.calls.get_mut(&call) {
+        c.lb_attempt = attempt;
+        c.lb_instance = instance;
+    }
+    if attempt == 1 {
+        cx.record(
+            Layer::LoadBalancer,
+            EventKind::LbRouted,
+            Some(req.key.clone()),
+            Outcome::Ok,
+            json!({"call": call, "instance": instance}),
+        );
+    }
+    if world.faults.lb_retry {
+        cx.schedule_in(
+            LB_UPSTREAM_TIMEOUT_MS,
+            Step::Net(NetStep::LbTimeout {
+                call,
+                attempt,
+                req: req.clone(),
+            }),
+        );
+    }
+    cx.schedule_in(
+        0,
+        Step::Api(ApiStep::Receive {
+            call,
+            attempt,
+            instance,
+            req,
+        }),
+    );
+}
+
+/// Sends an answer back across the network, where it may be lost.
+fn respond(world: &mut LabWorld, call: u64, key: String, reply: ApiReply, cx: &mut Cx<'_, Step>) {
+    if lost(world.faults.response_loss_pct, cx) {
+        cx.record(
+            Layer::Network,
+            EventKind::ResponseLost,
+            Some(key),
+            Outcome::Lost,
+            json!({"call": call, "status": reply.status}),
+        );
+        world.net.settle(call);
+    } else {
+        cx.schedule_in(
+            world.faults.latency_ms,
+            Step::Net(NetStep::Deliver { call, key, reply }),
+        );
+    }
+}

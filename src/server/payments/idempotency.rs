@@ -1,0 +1,208 @@
+//! The idempotency table: claim a key, look it up, store the response, release or drop it.
+//!
+//! Rows live in daily partitions (`partition_day`). The primary key is
+//! (partition_day, user_id, idem_key), as a partitioned table's key must include the partition
+//! key, so it only makes a key unique within one day: the same key claimed yesterday and today
+//! would both insert. That is why [`look_up`] searches every partition still inside the window
+//! instead of trusting the primary key of today's partition.
+
+use sqlx::SqliteConnection;
+
+use crate::domain::clock::DAY_MS;
+
+/// `IN_PROGRESS` or `COMPLETED`.
+pub const IN_PROGRESS: &str = "IN_PROGRESS";
+pub const COMPLETED: &str = "COMPLETED";
+
+/// The partition a virtual instant falls in: its day, counting from 0.
+pub fn partition_of(at_ms: i64) -> i64 {
+    at_ms.div_euclid(DAY_MS)
+}
+
+/// A key's row as the look-up sees it.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct KeyRow {
+    pub partition_day: i64,
+    pub status: String,
+    pub request_hash: String,
+    pub response_status: Option<i64>,
+    pub response_body: Option<String>,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+}
+
+/// The newest row for this user and key created at or after `since_ms`, in any partition.
+pub async fn look_up(
+    conn: &mut SqliteConnection,
+    user: &str,
+    key: &str,
+    since_ms: i64,
+) -> Result<Option<KeyRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT partition_day, status, request_hash, response_status, response_body, created_ms, updated_ms
+         FROM idempotency_keys
+         WHERE user_id = ?1 AND idem_key = ?2 AND created_ms >= ?3
+         ORDER BY created_ms DESC LIMIT 1",
+    )
+    .bind(user)
+    .bind(key)
+    .bind(since_ms)
+    .fetch_optional(conn)
+    .await
+}
+
+/// Claims a key: inserts an IN_PROGRESS row into today's partition. `false` if today's
+/// partition already has the key.
+pub async fn claim(
+    conn: &mut SqliteConnection,
+    user: &str,
+    key: &str,
+    hash: &str,
+    now_ms: i64,
+) -> Result<bool, sqlx::Error> {
+    let inserted = sqlx::query(
+        "INSERT INTO idempotency_keys
+           (partition_day, user_id, idem_key, request_hash, status, created_ms, updated_ms)
+         VALUES (?1, ?2, ?3, ?4, 'IN_PROGRESS', ?5, ?5)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(partition_of(now_ms))
+    .bind(user)
+    .bind(key)
+    .bind(hash)
+    .bind(now_ms)
+    .execute(conn)
+    .await?
+    .rows_affected();
+    Ok(inserted == 1)
+}
+
+/// Stores the response for a key. The claimed IN_PROGRESS row inside the window is completed;
+/// without one (look-then-write, or a row released meanwhile) today's partition gets the row,
+/// replacing whatever it held: look-then-write's last writer wins.
+#[allow(clippy::too_many_arguments)]
+pub async fn store_response(
+    conn: &mut SqliteConnection,
+    user: &str,
+    key: &str,
+    hash: &str,
+    since_ms: i64,
+    now_ms: i64,
+    status: u16,
+    body: &str,
+) -> Result<(), sqlx::Error> {
+    let updated = sqlx::query(
+        "UPDATE idempotency_keys
+         SET status = 'COMPLETED', response_status = ?1, response_body = ?2, updated_ms = ?3
+         WHERE user_id = ?4 AND idem_key = ?5 AND status = 'IN_PROGRESS' AND created_ms >= ?6",
+    )
+    .bind(status)
+    .bind(body)
+    .bind(now_ms)
+    .bind(user)
+    .bind(key)
+    .bind(since_ms)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
+    if updated == 0 {
+        sqlx::query(
+            "INSERT OR REPLACE INTO idempotency_keys
+               (partition_day, user_id, idem_key, request_hash, status, response_status,
+                response_body, created_ms, updated_ms)
+             VALUES (?1, ?2, ?3, ?4, 'COMPLETED', ?5, ?6, ?7, ?7)",
+        )
+        .bind(partition_of(now_ms))
+        .bind(user)
+        .bind(key)
+        .bind(hash)
+        .bind(status)
+        .bind(body)
+        .bind(now_ms)
+        .execute(conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// A stuck claim: IN_PROGRESS since before the recovery cut-off.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct StuckRow {
+    pub partition_day: i64,
+    pub user_id: String,
+    pub idem_key: String,
+    pub request_hash: String,
+    pub created_ms: i64,
+}
+
+pub async fn stuck(
+    conn: &mut SqliteConnection,
+    before_ms: i64,
+) -> Result<Vec<StuckRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT partition_day, user_id, idem_key, request_hash, created_ms FROM idempotency_keys
+         WHERE status = 'IN_PROGRESS' AND updated_ms < ?1 ORDER BY created_ms, user_id, idem_key",
+    )
+    .bind(before_ms)
+    .fetch_all(conn)
+    .await
+}
+
+/// Completes a stuck row with a response found elsewhere (the ledger).
+pub async fn complete_stuck(
+    conn: &mut SqliteConnection,
+    row: &StuckRow,
+    now_ms: i64,
+    status: u16,
+    body: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE idempotency_keys
+         SET status = 'COMPLETED', response_status = ?1, response_body = ?2, updated_ms = ?3
+         WHERE partition_day = ?4 AND user_id = ?5 AND idem_key = ?6",
+    )
+    .bind(status)
+    .bind(body)
+    .bind(now_ms)
+    .bind(row.partition_day)
+    .bind(&row.user_id)
+    .bind(&row.idem_key)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Deletes a stuck row so that a retry of the key runs.
+pub async fn release(conn: &mut SqliteConnection, row: &StuckRow) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "DELETE FROM idempotency_keys WHERE partition_day = ?1 AND user_id = ?2 AND idem_key = ?3",
+    )
+    .bind(row.partition_day)
+    .bind(&row.user_id)
+    .bind(&row.idem_key)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Drops every partition whose whole day ended at or before `cutoff_ms`: the days dropped and
+/// the rows they held.
+pub async fn drop_partitions(
+    conn: &mut SqliteConnection,
+    cutoff_ms: i64,
+) -> Result<(Vec<i64>, u64), sqlx::Error> {
+    // A partition is whole-day: day d ends at (d + 1) * DAY_MS.
+    let last_day = cutoff_ms.div_euclid(DAY_MS) - 1;
+    let days: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT partition_day FROM idempotency_keys WHERE partition_day <= ?1 ORDER BY 1",
+    )
+    .bind(last_day)
+    .fetch_all(&mut *conn)
+    .await?;
+    let rows = sqlx::query("DELETE FROM idempotency_keys WHERE partition_day <= ?1")
+        .bind(last_day)
+        .execute(conn)
+        .await?
+        .rows_affected();
+    Ok((days, rows))
+}

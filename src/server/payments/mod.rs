@@ -1,0 +1,489 @@
+//! The payment API: what one instance does with a transfer request, guard by guard.
+//!
+//! An instance runs a request in two steps with the payment gateway's latency between them, so
+//! a second request with the same key can arrive in the middle:
+//! 1. [`ApiStep::Receive`]: the idempotency table (`idempotency_table`), its fingerprint check
+//!    (`fingerprint_check`), and the claim (`atomic_claim`: an IN_PROGRESS row committed now;
+//!    off, the look-up alone, with the write left for step 2: look-then-write).
+//! 2. [`ApiStep::Complete`]: one transaction that checks the balance, appends the debit (the
+//!    ledger's UNIQUE(transfer_id) is `ledger_unique`'s guard) and stores the response.
+//!
+//! Crash points `api_after_claim` and `api_after_commit` kill the request in flight between
+//! these, as a killed process would: only what was committed stays.
+
+pub mod idempotency;
+pub mod ledger;
+
+use std::sync::Arc;
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::network::NetStep;
+use super::sim::Cx;
+use super::world::{LabWorld, Step};
+use crate::domain::clock::HOUR_MS;
+use crate::domain::{
+    CrashMode, CrashPoint, EventKind, Faults, Layer, Outcome, Safeguard, TransferBody,
+};
+use crate::server::sim::Rng;
+use crate::server::store::StoreName;
+
+/// A transfer request as the API instances see it, shared by every step that handles it.
+#[derive(Debug, PartialEq)]
+pub struct TransferRequest {
+    /// The user the bearer token names.
+    pub user: String,
+    pub key: String,
+    pub body: TransferBody,
+    /// SHA-256 of the canonical body.
+    pub hash: String,
+    /// Ground truth for the damage meter: the decision to pay this came from.
+    pub intent: String,
+}
+
+pub type Req = Arc<TransferRequest>;
+
+impl TransferRequest {
+    pub fn new(user: &str, key: String, body: TransferBody, intent: String) -> TransferRequest {
+        let hash = fingerprint(&body);
+        TransferRequest {
+            user: user.to_owned(),
+            key,
+            body,
+            hash,
+            intent,
+        }
+    }
+}
+
+/// The request fingerprint `fingerprint_check` compares: SHA-256 of the canonical body.
+pub fn fingerprint(body: &TransferBody) -> String {
+    Sha256::digest(body.canonical().as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// An HTTP answer from the payment API: status and body, exactly as stored and replayed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiReply {
+    pub status: u16,
+    pub body: String,
+    /// Set on a replay of a stored response (`Idempotent-Replayed: true`).
+    pub replayed: bool,
+}
+
+impl ApiReply {
+    /// A problem+json answer.
+    pub fn problem(status: u16, kind: &str, detail: &str) -> ApiReply {
+        ApiReply {
+            status,
+            body: crate::domain::problem_body(status, kind, detail).to_string(),
+            replayed: false,
+        }
+    }
+
+    pub fn content_type(&self) -> &'static str {
+        if self.status < 400 {
+            "application/json"
+        } else {
+            "application/problem+json"
+        }
+    }
+}
+
+/// The two steps an instance runs for one request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ApiStep {
+    Receive {
+        call: u64,
+        attempt: u32,
+        instance: u32,
+        req: Req,
+    },
+    Complete {
+        call: u64,
+        attempt: u32,
+        instance: u32,
+        req: Req,
+    },
+}
+
+/// Whether a crash point fires now. `once` fires and turns itself off.
+pub fn crash_fires(faults: &mut Faults, point: CrashPoint, rng: &mut Rng) -> bool {
+    match faults.crash_mode(point) {
+        CrashMode::Off => false,
+        CrashMode::Once => {
+            faults.crash.insert(point, CrashMode::Off);
+            true
+        }
+        CrashMode::Always => true,
+        CrashMode::Probability(p) => rng.chance(p),
+    }
+}
+
+/// Where the window starts: keys created before this are forgotten by the look-up.
+fn window_start(world: &LabWorld, now: i64) -> i64 {
+    now - world.safeguards.hours(Safeguard::WindowHours) * HOUR_MS
+}
+
+pub async fn run(
+    world: &mut LabWorld,
+    step: ApiStep,
+    cx: &mut Cx<'_, Step>,
+) -> Result<(), sqlx::Error> {
+    match step {
+        ApiStep::Receive {
+            call,
+            attempt,
+            instance,
+            req,
+        } => receive(world, call, attempt, instance, req, cx).await,
+        ApiStep::Complete {
+            call,
+            attempt,
+            instance,
+            req,
+        } => complete(world, call, attempt, instance, req, cx).await,
+    }
+}
+
+/// Hands an instance's answer to the load balancer.
+fn answer(cx: &mut Cx<'_, Step>, call: u64, attempt: u32, req: &Req, reply: ApiReply) {
+    cx.schedule_in(
+        0,
+        Step::Net(NetStep::LbAnswer {
+            call,
+            attempt,
+            key: req.key.clone(),
+            reply,
+        }),
+    );
+}
+
+async fn receive(
+    world: &mut LabWorld,
+    call: u64,
+    attempt: u32,
+    instance: u32,
+    req: Req,
+    cx: &mut Cx<'_, Step>,
+) -> Result<(), sqlx::Error> {
+    let now = cx.now();
+    let key = Some(req.key.clone());
+    let details = |extra: serde_json::Value| {
+        let mut d = json!({"instance": instance, "attempt": attempt, "call": call});
+        if let (Some(d), Some(extra)) = (d.as_object_mut(), extra.as_object()) {
+            d.extend(extra.clone());
+        }
+        d
+    };
+    if world.safeguards.is_on(Safeguard::IdempotencyTable) {
+        let since = window_start(world, now);
+        let mut tx = world.stores.begin(StoreName::Payments).await?;
+        let found = idempotency::look_up(&mut tx, &req.user, &req.key, since).await?;
+        match found {
+            Some(row)
+                if world.safeguards.is_on(Safeguard::FingerprintCheck)
+                    && row.request_hash != req.hash =>
+            {
+                tx.commit().await?;
+                cx.record(
+                    Layer::Api,
+                    EventKind::KeyReused,
+                    key,
+                    Outcome::Caught,
+                    details(json!({"guard": "fingerprint_check", "status": 422})),
+                );
+                let reply = ApiReply::problem(
+                    422,
+                    "idempotency-key-reused",
+                    "this Idempotency-Key was already used with a different request body",
+                );
+                answer(cx, call, attempt, &req, reply);
+                return Ok(());
+            }
+            Some(row) if row.status == idempotency::COMPLETED => {
+                tx.commit().await?;
+                let status = row.response_status.unwrap_or(500) as u16;
+                cx.record(
+                    Layer::Api,
+                    EventKind::ResponseReplayed,
+                    key,
+                    Outcome::Caught,
+                    details(json!({"guard": "idempotency_table", "status": status})),
+                );
+                let reply = ApiReply {
+                    status,
+                    body: row.response_body.unwrap_or_default(),
+                    replayed: true,
+                };
+                answer(cx, call, attempt, &req, reply);
+                return Ok(());
+            }
+            Some(_) => {
+                tx.commit().await?;
+                cx.record(
+                    Layer::Api,
+                    EventKind::KeyInProgress,
+                    key,
+                    Outcome::Caught,
+                    details(json!({"guard": "atomic_claim", "status": 409})),
+                );
+                let reply = ApiReply::problem(
+                    409,
+                    "idempotency-key-in-progress",
+                    "a request with this Idempotency-Key is still being processed; retry later",
+                );
+                answer(cx, call, attempt, &req, reply);
+                return Ok(());
+            }
+            None if world.safeguards.is_on(Safeguard::AtomicClaim) => {
+                let claimed =
+                    idempotency::claim(&mut tx, &req.user, &req.key, &req.hash, now).await?;
+                tx.commit().await?;
+                if !claimed {
+                    // Today's partition has the key although the look-up (inside the window)
+                    // did not: only possible for a window shorter than the time since midnight.
+                    cx.record(
+                        Layer::Api,
+                        EventKind::KeyInProgress,
+                        key,
+                        Outcome::Caught,
+                        details(json!({"guard": "atomic_claim", "status": 409})),
+                    );
+                    let reply = ApiReply::problem(
+                        409,
+                        "idempotency-key-in-progress",
+                        "a request with this Idempotency-Key is still being processed; retry later",
+                    );
+                    answer(cx, call, attempt, &req, reply);
+                    return Ok(());
+                }
+                cx.record(
+                    Layer::Api,
+                    EventKind::KeyClaimed,
+                    key.clone(),
+                    Outcome::Ok,
+                    details(json!({"partition_day": idempotency::partition_of(now)})),
+                );
+                if crash_fires(&mut world.faults, CrashPoint::ApiAfterClaim, cx.rng()) {
+                    cx.record(
+                        Layer::Api,
+                        EventKind::InstanceCrashed,
+                        key,
+                        Outcome::Lost,
+                        details(json!({"crash": "api_after_claim"})),
+                    );
+                    return Ok(());
+                }
+            }
+            None => {
+                tx.commit().await?;
+                cx.record(
+                    Layer::Api,
+                    EventKind::KeyLookupEmpty,
+                    key,
+                    Outcome::Ok,
+                    details(json!({"atomic_claim": false})),
+                );
+            }
+        }
+    } else {
+        cx.record(
+            Layer::Api,
+            EventKind::KeyNotChecked,
+            key,
+            Outcome::Ok,
+            details(json!({"idempotency_table": false})),
+        );
+    }
+    let latency = world.faults.gateway_latency_ms;
+    cx.schedule_in(
+        latency,
+        Step::Api(ApiStep::Complete {
+            call,
+            attempt,
+            instance,
+            req,
+        }),
+    );
+    Ok(())
+}
+
+async fn complete(
+    world: &mut LabWorld,
+    call: u64,
+    attempt: u32,
+    instance: u32,
+    req: Req,
+    cx: &mut Cx<'_, Step>,
+) -> Result<(), sqlx::Error> {
+    let now = cx.now();
+    let key = Some(req.key.clone());
+    let transfer_id = if world.safeguards.is_on(Safeguard::LedgerUnique) {
+        ledger::transfer_id_for(&req.user, &req.key)
+    } else {
+        // Without the guard every execution mints a fresh transfer id, so nothing collides.
+        let (a, b) = (cx.rng().next_u64(), cx.rng().next_u64());
+        format!("tr-{a:016x}{b:016x}")
+    };
+    let mut tx = world.stores.begin(StoreName::Payments).await?;
+    let balance = ledger::balance(&mut tx, &req.user).await?;
+    let amount = req.body.amount;
+    let reply = if amount > balance {
+        cx.record(
+            Layer::Ledger,
+            EventKind::InsufficientFunds,
+            key.clone(),
+            Outcome::Ok,
+            json!({"balance": balance, "amount": amount, "instance": instance}),
+        );
+        ApiReply::problem(
+            422,
+            "insufficient-funds",
+            &format!("the balance is ৳{balance}, less than the ৳{amount} to send"),
+        )
+    } else {
+        let entry = ledger::Entry {
+            transfer_id: transfer_id.clone(),
+            txn: ledger::next_txn(&mut tx).await?,
+            user_id: req.user.clone(),
+            counterparty: req.body.to.clone(),
+            amount: -amount,
+            balance_after: balance - amount,
+            idem_key: req.key.clone(),
+            at_ms: now,
+            lab_intent: req.intent.clone(),
+        };
+        if ledger::debit(&mut tx, &entry).await? {
+            let before = ledger::debits_for_intent(&mut tx, &req.intent).await? - 1;
+            let (outcome, damage) = if before > 0 {
+                (Outcome::Escaped, json!("double charge"))
+            } else {
+                (Outcome::Ok, serde_json::Value::Null)
+            };
+            cx.record(
+                Layer::Ledger,
+                EventKind::Debited,
+                key.clone(),
+                outcome,
+                json!({"txn": entry.txn, "amount": amount, "balance": entry.balance_after,
+                       "transfer_id": transfer_id, "instance": instance, "damage": damage}),
+            );
+            created(&entry.receipt())
+        } else {
+            let first = ledger::by_transfer(&mut tx, &transfer_id).await?;
+            cx.record(
+                Layer::Ledger,
+                EventKind::LedgerDuplicate,
+                key.clone(),
+                Outcome::Caught,
+                json!({"guard": "ledger_unique", "transfer_id": transfer_id, "instance": instance}),
+            );
+            match first {
+                Some(first) => created(&first.receipt()),
+                None => {
+                    ApiReply::problem(409, "duplicate-transfer", "this transfer was already made")
+                }
+            }
+        }
+    };
+    if world.safeguards.is_on(Safeguard::IdempotencyTable) {
+        let since = window_start(world, now);
+        idempotency::store_response(
+            &mut tx,
+            &req.user,
+            &req.key,
+            &req.hash,
+            since,
+            now,
+            reply.status,
+            &reply.body,
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    if crash_fires(&mut world.faults, CrashPoint::ApiAfterCommit, cx.rng()) {
+        cx.record(
+            Layer::Api,
+            EventKind::InstanceCrashed,
+            key,
+            Outcome::Lost,
+            json!({"crash": "api_after_commit", "instance": instance, "attempt": attempt}),
+        );
+        return Ok(());
+    }
+    answer(cx, call, attempt, &req, reply);
+    Ok(())
+}
+
+/// The 201 answer for a receipt.
+pub fn created(receipt: &crate::domain::Receipt) -> ApiReply {
+    ApiReply {
+        status: 201,
+        body: serde_json::to_string(receipt).expect("receipts serialise"),
+        replayed: false,
+    }
+}
+
+/// Recovery (`stuck_recovery`): every IN_PROGRESS row older than 60 s is resolved from the
+/// ledger: completed with the receipt of the debit it made, or released so a retry can run.
+pub async fn recover_stuck(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
+    if !world.safeguards.is_on(Safeguard::StuckRecovery) {
+        return Ok(());
+    }
+    let now = cx.now();
+    let mut tx = world.stores.begin(StoreName::Payments).await?;
+    let rows = idempotency::stuck(&mut tx, now - STUCK_AFTER_MS).await?;
+    for row in &rows {
+        match ledger::by_key(&mut tx, &row.user_id, &row.idem_key).await? {
+            Some(entry) if entry.at_ms >= row.created_ms => {
+                let reply = created(&entry.receipt());
+                idempotency::complete_stuck(&mut tx, row, now, reply.status, &reply.body).await?;
+                cx.record(
+                    Layer::Jobs,
+                    EventKind::StuckKeyCompleted,
+                    Some(row.idem_key.clone()),
+                    Outcome::Ok,
+                    json!({"txn": entry.txn, "claimed_ms": row.created_ms}),
+                );
+            }
+            _ => {
+                idempotency::release(&mut tx, row).await?;
+                cx.record(
+                    Layer::Jobs,
+                    EventKind::StuckKeyReleased,
+                    Some(row.idem_key.clone()),
+                    Outcome::Ok,
+                    json!({"claimed_ms": row.created_ms}),
+                );
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// How long a claim may stay IN_PROGRESS before recovery resolves it.
+pub const STUCK_AFTER_MS: i64 = 60_000;
+
+/// The nightly partition drop: whole days older than the window go.
+pub async fn drop_old_partitions(
+    world: &mut LabWorld,
+    cx: &mut Cx<'_, Step>,
+) -> Result<(), sqlx::Error> {
+    let cutoff = window_start(world, cx.now());
+    let mut tx = world.stores.begin(StoreName::Payments).await?;
+    let (days, rows) = idempotency::drop_partitions(&mut tx, cutoff).await?;
+    tx.commit().await?;
+    cx.record(
+        Layer::Jobs,
+        EventKind::PartitionsDropped,
+        None,
+        Outcome::Ok,
+        json!({"days": days, "rows": rows, "window_hours": world.safeguards.hours(Safeguard::WindowHours)}),
+    );
+    Ok(())
+}
