@@ -19,7 +19,10 @@ pub enum Job {
     InboxCleaner,
     /// Deletes log records older than their topic's retention and moves each log start offset.
     LogRetention,
-    /// Resolves idempotency keys stuck IN_PROGRESS for over 60 s (`stuck_recovery`).
+    /// Resolves idempotency keys stuck IN_PROGRESS for over 60 s (`stuck_recovery`). Not
+    /// periodic: each claim arms one run just past its 60 s (see [`Job::after_claim`]), and one
+    /// runs when a sandbox opens or the safeguard is switched on, so a long jump does not pay for
+    /// thousands of empty polls.
     StuckRecovery,
     /// At midnight, drops the idempotency table's daily partitions older than the window.
     PartitionDrop,
@@ -33,20 +36,31 @@ impl Job {
         Job::PartitionDrop,
     ];
 
-    /// How often the job runs, and at what offset within that period.
-    fn schedule(self) -> (i64, i64) {
+    /// How often a periodic job runs, and at what offset within that period.
+    fn schedule(self) -> Option<(i64, i64)> {
         match self {
-            Job::InboxCleaner => (HOUR_MS, 0),
-            Job::LogRetention => (HOUR_MS, 30 * MINUTE_MS),
-            Job::StuckRecovery => (15 * SECOND_MS, 0),
-            Job::PartitionDrop => (DAY_MS, 0),
+            Job::InboxCleaner => Some((HOUR_MS, 0)),
+            Job::LogRetention => Some((HOUR_MS, 30 * MINUTE_MS)),
+            Job::StuckRecovery => None,
+            Job::PartitionDrop => Some((DAY_MS, 0)),
         }
     }
 
-    /// The first run strictly after `now_ms`.
+    /// The next run strictly after `now_ms` (a one-shot job: right now).
     pub fn next_after(self, now_ms: i64) -> i64 {
-        let (period, offset) = self.schedule();
-        ((now_ms - offset).div_euclid(period) + 1) * period + offset
+        match self.schedule() {
+            Some((period, offset)) => ((now_ms - offset).div_euclid(period) + 1) * period + offset,
+            None => now_ms,
+        }
+    }
+
+    pub fn is_periodic(self) -> bool {
+        self.schedule().is_some()
+    }
+
+    /// When recovery must look at a key claimed at `claimed_ms`: just past its 60 s.
+    pub fn after_claim(claimed_ms: i64) -> i64 {
+        claimed_ms + payments::STUCK_AFTER_MS + SECOND_MS
     }
 }
 
@@ -113,7 +127,9 @@ pub async fn run(job: Job, world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
             );
         }
     }
-    cx.schedule_at(job.next_after(now), Step::Job(job));
+    if job.is_periodic() {
+        cx.schedule_at(job.next_after(now), Step::Job(job));
+    }
     Ok(())
 }
 
@@ -133,5 +149,8 @@ mod tests {
             Job::LogRetention.next_after(9 * HOUR_MS + 30 * MINUTE_MS),
             10 * HOUR_MS + 30 * MINUTE_MS
         );
+        assert_eq!(Job::PartitionDrop.next_after(9 * HOUR_MS), DAY_MS);
+        assert_eq!(Job::StuckRecovery.next_after(5), 5);
+        assert_eq!(Job::after_claim(1_000), 62_000);
     }
 }

@@ -16,6 +16,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use uuid::Uuid;
 
 use super::error::LabError;
+use super::jobs::Job;
 use super::network::{NetStep, Network};
 use super::payments::{ApiReply, TransferRequest};
 use super::sim::{NewEvent, Sim, SimCounters};
@@ -23,8 +24,8 @@ use super::store::{StoreName, Stores};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
 use crate::domain::{
-    Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, Layer, Outcome, Safeguards,
-    SandboxState, TimelineEvent,
+    Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, Layer, Outcome, Safeguard,
+    Safeguards, SandboxState, TimelineEvent,
 };
 
 /// How many timeline events a slow stream may fall behind before it re-reads from the store.
@@ -96,13 +97,23 @@ impl SandboxHandle {
     /// Sends a transfer through the sandbox's network to its payment API and waits for what
     /// comes back: the answer, or the caller's timeout (virtual time, so a paused clock waits).
     pub async fn transfer(&self, request: TransferRequest) -> Result<ApiReply, LabError> {
+        self.start_transfer(request).await?.await
+    }
+
+    /// Hands a transfer to the sandbox and returns, once it is queued behind every command sent
+    /// before it, the future of its answer: a script can queue transfers and clock moves in an
+    /// exact order.
+    pub async fn start_transfer(
+        &self,
+        request: TransferRequest,
+    ) -> Result<impl std::future::Future<Output = Result<ApiReply, LabError>>, LabError> {
         self.touch();
         let (tx, rx) = oneshot::channel();
         self.commands
             .send(Command::Transfer(request, tx))
             .await
             .map_err(|_| LabError::Unavailable)?;
-        rx.await.map_err(|_| LabError::Unavailable)
+        Ok(async move { rx.await.map_err(|_| LabError::Unavailable) })
     }
 
     /// The whole sandbox, between two steps.
@@ -292,6 +303,16 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
     });
     for (at, step) in LabWorld::standing_steps(now_ms) {
         sim.schedule_at(at, step);
+    }
+    // A claim's recovery check lived in the queue, which a restart empties: arm one for the
+    // oldest key still in progress.
+    let oldest_claim: Option<i64> = sqlx::query_scalar(
+        "SELECT MIN(updated_ms) FROM idempotency_keys WHERE status = 'IN_PROGRESS'",
+    )
+    .fetch_one(stores.pool(StoreName::Payments))
+    .await?;
+    if let Some(claimed) = oldest_claim {
+        sim.schedule_at(Job::after_claim(claimed), Step::Job(Job::StuckRecovery));
     }
     let mode = if mode == "paused" {
         ClockMode::Paused
@@ -560,7 +581,15 @@ impl Owner {
     }
 
     async fn set_safeguards(&mut self, body: serde_json::Value) -> Result<Safeguards, LabError> {
-        self.world.safeguards = self.world.safeguards.patched(&body)?;
+        let next = self.world.safeguards.patched(&body)?;
+        if next.is_on(Safeguard::StuckRecovery)
+            && !self.world.safeguards.is_on(Safeguard::StuckRecovery)
+        {
+            // Keys that got stuck while recovery was off are looked at now.
+            let now = self.sim.now();
+            self.sim.schedule_at(now, Step::Job(Job::StuckRecovery));
+        }
+        self.world.safeguards = next;
         self.settings_changed("safeguards", EventKind::SafeguardsChanged, body)
             .await?;
         Ok(self.world.safeguards.clone())

@@ -27,10 +27,11 @@ pub struct LabWorld {
 }
 
 impl LabWorld {
-    /// The steps a sandbox always has queued: the first run of each background job.
+    /// The steps a sandbox always has queued: the next run of each periodic background job.
     pub fn standing_steps(now_ms: i64) -> impl Iterator<Item = (i64, Step)> {
         Job::ALL
             .into_iter()
+            .filter(|job| job.is_periodic())
             .map(move |job| (job.next_after(now_ms), Step::Job(job)))
     }
 }

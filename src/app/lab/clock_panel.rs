@@ -105,6 +105,7 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
                 class="clock-face"
                 data-testid="clock"
                 data-now-ms=move || clock.get().now_ms
+                data-next-due-ms=move || clock.get().next_due_ms
                 data-mode=move || if paused() { "paused" } else { "live" }
                 aria-live="off"
             >

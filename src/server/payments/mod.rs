@@ -19,6 +19,7 @@ use std::sync::Arc;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::jobs::Job;
 use super::network::NetStep;
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
@@ -268,6 +269,8 @@ async fn receive(
                     Outcome::Ok,
                     details(json!({"partition_day": idempotency::partition_of(now)})),
                 );
+                // Should this request die before completing, recovery looks at it after 60 s.
+                cx.schedule_at(Job::after_claim(now), Step::Job(Job::StuckRecovery));
                 if crash_fires(&mut world.faults, CrashPoint::ApiAfterClaim, cx.rng()) {
                     cx.record(
                         Layer::Api,
@@ -435,8 +438,15 @@ pub async fn recover_stuck(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
         return Ok(());
     }
     let now = cx.now();
+    // The poll runs every 15 s of virtual time: look first, and take the write lock only when
+    // there is something to resolve (nothing else writes between steps, so the look stays true).
+    let mut conn = world.stores.pool(StoreName::Payments).acquire().await?;
+    let rows = idempotency::stuck(&mut conn, now - STUCK_AFTER_MS).await?;
+    drop(conn);
+    if rows.is_empty() {
+        return Ok(());
+    }
     let mut tx = world.stores.begin(StoreName::Payments).await?;
-    let rows = idempotency::stuck(&mut tx, now - STUCK_AFTER_MS).await?;
     for row in &rows {
         match ledger::by_key(&mut tx, &row.user_id, &row.idem_key).await? {
             Some(entry) if entry.at_ms >= row.created_ms => {
