@@ -661,3 +661,51 @@ async fn pages_render_with_security_headers_and_lab_remembers_its_sandbox() {
     let missing = lab.get("/no/such/page").await;
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
 }
+
+/// The OpenAPI document is generated from the code; this keeps it complete: every route the
+/// API router declares must be in it, with its method.
+#[tokio::test]
+async fn the_openapi_document_lists_every_route() {
+    let lab = TestLab::start().await;
+    let r = lab.get("/api/openapi.json").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let doc: Value = r.json().await.unwrap();
+    assert!(
+        doc["openapi"].as_str().unwrap().starts_with("3.1"),
+        "{}",
+        doc["openapi"]
+    );
+    let source = include_str!("../src/server/api/mod.rs");
+    let mut routes = vec![];
+    for line in source.lines().map(str::trim) {
+        let Some(rest) = line.strip_prefix(".route(\"") else {
+            continue;
+        };
+        let (path, handler) = rest.split_once("\", ").unwrap();
+        if path.contains("{*") {
+            continue; // the catch-all that answers 404 for unknown routes
+        }
+        let method = handler
+            .split('(')
+            .next()
+            .unwrap()
+            .rsplit("::")
+            .next()
+            .unwrap();
+        routes.push((path.to_owned(), method.to_owned()));
+    }
+    assert!(routes.len() >= 9, "{routes:?}");
+    for (path, method) in routes {
+        assert!(
+            doc["paths"][&path][&method].is_object(),
+            "{method} {path} is missing from /api/openapi.json"
+        );
+    }
+    let transfer = &doc["paths"]["/api/sandboxes/{id}/transfers"]["post"];
+    for status in ["201", "400", "401", "404", "409", "413", "422", "504"] {
+        assert!(
+            transfer["responses"][status].is_object(),
+            "transfer {status}"
+        );
+    }
+}

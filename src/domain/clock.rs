@@ -18,6 +18,7 @@ pub const MAX_ADVANCE_SECONDS: i64 = 31 * 24 * 3600;
 
 /// Whether virtual time follows wall time or stands still.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ClockMode {
     /// Virtual time follows wall time at `speed`.
@@ -28,6 +29,7 @@ pub enum ClockMode {
 
 /// The clock as `GET …/state` and the event stream report it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ClockState {
     /// Virtual milliseconds since day 1, 00:00.
     pub now_ms: i64,

@@ -6,6 +6,7 @@ use super::Layer;
 
 /// How a step turned out, as the timeline marks it (PRODUCT.md section 9, `data-outcome`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Did what it should.
@@ -47,6 +48,7 @@ impl Outcome {
 /// What kind of thing happened. The services of later layers add their own kinds here, so the
 /// timeline, the tests and the event store share one list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// The sandbox was made, with its seed.
@@ -128,6 +130,7 @@ impl EventKind {
 
 /// One mark on the timeline, as stored in the sandbox's event log and sent on its event stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TimelineEvent {
     /// Position in the sandbox's event log, counting up from 1; the SSE `id`.
     pub id: i64,
@@ -139,6 +142,7 @@ pub struct TimelineEvent {
     pub correlation: Option<String>,
     pub outcome: Outcome,
     /// Kind-specific facts (row counts, settings, amounts), for the details panel.
+    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub details: serde_json::Value,
 }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// A lane of the timeline. `Lab` carries what the instructor did (a safeguard switched, the clock
 /// jumped), so the timeline also shows why the system behaved as it did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Layer {
     Button,

@@ -13,6 +13,7 @@ pub const TITHI_OPENING: i64 = 0;
 
 /// Balances as each service's own store derives them (never a number kept on the side).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Balances {
     /// Payment accounts: opening balance plus the sum of the ledger.
     pub payments: BTreeMap<String, i64>,
@@ -22,6 +23,7 @@ pub struct Balances {
 
 /// The damage meter: what the duplicates cost, each figure derived from the stores.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Damage {
     /// Decisions to send money (ground truth the guards never read).
     pub intents: i64,
@@ -44,14 +46,20 @@ pub struct Damage {
 
 /// Everything about one sandbox: `GET /api/sandboxes/{id}/state`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SandboxState {
     pub id: String,
     pub seed: u64,
     pub clock: ClockState,
+    /// Every safeguard by id: `true`/`false` for a switch, hours for a window.
+    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub safeguards: Safeguards,
+    /// Every fault by id (PRODUCT.md section 4), `crash` a map of crash points.
+    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub faults: Faults,
     pub balances: Balances,
     /// Every table of every store, as `"store.table": [rows…]`.
+    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub tables: BTreeMap<String, Vec<serde_json::Value>>,
     pub damage: Damage,
 }

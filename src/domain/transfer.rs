@@ -38,6 +38,7 @@ pub fn parse_idempotency_key(raw: Option<&str>) -> Result<String, FieldError> {
 
 /// The body of `POST …/transfers`: `{"to": "tithi", "amount": 500}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TransferBody {
     pub to: String,
     /// Whole taka, 1 to [`MAX_AMOUNT`].
@@ -84,6 +85,7 @@ impl TransferBody {
 
 /// The 201 answer: what Shimul's phone shows as the receipt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Receipt {
     pub txn: String,
     pub from: String,

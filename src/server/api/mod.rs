@@ -1,6 +1,7 @@
 //! The HTTP API of PRODUCT.md section 8: thin handlers that parse, call the sandbox, and answer
 //! JSON or problem+json.
 
+pub mod openapi;
 pub mod problem;
 pub mod sse;
 
@@ -14,7 +15,8 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use crate::domain::{
-    expect_object, transfer, ClockCommand, ClockMode, FieldError, SandboxState, TransferBody,
+    expect_object, transfer, ClockCommand, ClockMode, ClockState, FieldError, Receipt,
+    SandboxState, TransferBody,
 };
 use crate::server::error::LabError;
 use crate::server::lab::Lab;
@@ -32,6 +34,7 @@ pub fn router() -> Router<Lab> {
         .route("/api/sandboxes/{id}/reset", post(reset))
         .route("/api/sandboxes/{id}/events", get(sse::events))
         .route("/api/sandboxes/{id}/transfers", post(transfer))
+        .route("/api/openapi.json", get(openapi_json))
         .route("/api/{*rest}", axum::routing::any(no_such_route))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
 }
@@ -39,6 +42,13 @@ pub fn router() -> Router<Lab> {
 /// `POST /api/sandboxes` `{"seed"?: u64, "paused"?: bool}` → 201 `{"id"}`. A sandbox starts live
 /// at ×1; `"paused": true` starts it paused at 09:00 on day 1, so that a scripted run (a test, a
 /// replay) begins at an exact virtual time.
+#[utoipa::path(post, path = "/api/sandboxes", tag = "sandboxes",
+    request_body(content = Object, description = "`{\"seed\"?: u64, \"paused\"?: bool}`; may be empty"),
+    responses(
+        (status = 201, description = "Made, at the lesson's start", body = openapi::Created),
+        (status = 400, description = "A bad field", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The server holds its limit of sandboxes (Retry-After)", body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
 async fn create(
     State(lab): State<Lab>,
     body: Result<Bytes, BytesRejection>,
@@ -80,6 +90,13 @@ async fn create(
     ))
 }
 
+/// The whole sandbox: clock, safeguards, faults, balances, every table, damage.
+#[utoipa::path(get, path = "/api/sandboxes/{id}/state", tag = "sandboxes",
+    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    responses(
+        (status = 200, body = SandboxState),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
 async fn state(
     State(lab): State<Lab>,
     Path(id): Path<String>,
@@ -87,6 +104,15 @@ async fn state(
     Ok(Json(lab.get(&id).await?.state().await?))
 }
 
+/// Switches safeguards (any subset of the ids of PRODUCT.md section 3); all or nothing.
+#[utoipa::path(put, path = "/api/sandboxes/{id}/safeguards", tag = "controls",
+    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    request_body(content = Object, description = "e.g. `{\"atomic_claim\": false, \"window_hours\": 24}`"),
+    responses(
+        (status = 200, description = "Every safeguard after the change", body = Object),
+        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
 async fn safeguards(
     State(lab): State<Lab>,
     Path(id): Path<String>,
@@ -97,6 +123,15 @@ async fn safeguards(
     Ok(Json(sandbox.set_safeguards(body).await?))
 }
 
+/// Sets faults (any subset of the ids of PRODUCT.md section 4); all or nothing.
+#[utoipa::path(put, path = "/api/sandboxes/{id}/faults", tag = "controls",
+    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    request_body(content = Object, description = "e.g. `{\"response_loss_pct\": 100, \"crash\": {\"api_after_claim\": \"once\"}}`"),
+    responses(
+        (status = 200, description = "Every fault after the change", body = Object),
+        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
 async fn faults(
     State(lab): State<Lab>,
     Path(id): Path<String>,
@@ -108,6 +143,14 @@ async fn faults(
 }
 
 /// `POST …/clock` with any of `mode`, `speed`, `step`, `advance_seconds` → the clock after.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/clock", tag = "controls",
+    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    request_body(content = Object, description = "Any of `{\"mode\": \"live\"|\"paused\", \"speed\": 0.1–10, \"step\": true, \"advance_seconds\": n}`"),
+    responses(
+        (status = 200, body = ClockState),
+        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
 async fn clock(
     State(lab): State<Lab>,
     Path(id): Path<String>,
@@ -118,6 +161,13 @@ async fn clock(
     Ok(Json(sandbox.clock(commands).await?))
 }
 
+/// Back to the lesson's start: Shimul ৳2,000, Tithi ৳0, empty tables, default settings.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/reset", tag = "controls",
+    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    responses(
+        (status = 204, description = "Reset"),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
 async fn reset(State(lab): State<Lab>, Path(id): Path<String>) -> Result<StatusCode, LabError> {
     lab.get(&id).await?.reset().await?;
     Ok(StatusCode::NO_CONTENT)
@@ -125,6 +175,24 @@ async fn reset(State(lab): State<Lab>, Path(id): Path<String>) -> Result<StatusC
 
 /// `POST …/transfers`: the payment API, through the sandbox's network and load balancer.
 /// Everything checked here is refused before anything is claimed.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/transfers", tag = "payments",
+    params(
+        ("id" = String, Path, description = "Sandbox id (UUID)"),
+        ("Authorization" = String, Header, description = "`Bearer shimul` (the key is scoped to this user)"),
+        ("Idempotency-Key" = String, Header, description = "1–255 printable ASCII characters"),
+        ("Lab-Intent" = Option<String>, Header, description = "UUID of the decision to pay, unchanged across retries (ground truth for the damage meter)"),
+    ),
+    request_body = TransferBody,
+    responses(
+        (status = 201, description = "Sent; a replay carries `Idempotent-Replayed: true` and the stored body byte for byte", body = Receipt),
+        (status = 400, description = "Bad key or body; nothing claimed", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Unknown user", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "Unknown sandbox", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The same key is in progress", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body over 64 KiB", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The same key with another body, or insufficient funds (stored and replayed)", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 504, description = "No answer in time: the outcome is unknown", body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
 async fn transfer(
     State(lab): State<Lab>,
     Path(id): Path<String>,
@@ -167,6 +235,14 @@ async fn transfer(
             .insert("idempotent-replayed", HeaderValue::from_static("true"));
     }
     Ok(response)
+}
+
+/// This document.
+#[utoipa::path(get, path = "/api/openapi.json", tag = "meta",
+    responses((status = 200, description = "The OpenAPI 3.1 document of every /api route", body = Object)))]
+async fn openapi_json() -> impl IntoResponse {
+    use utoipa::OpenApi;
+    Json(openapi::ApiDoc::openapi())
 }
 
 async fn no_such_route() -> impl IntoResponse {

@@ -37,6 +37,19 @@ struct Feed {
     _permit: StreamPermit,
 }
 
+/// The timeline as Server-Sent Events: `event: clock` first and on every change, then every
+/// stored `event: timeline` (SSE id = log id) after `Last-Event-ID`, then live.
+#[utoipa::path(get, path = "/api/sandboxes/{id}/events", tag = "sandboxes",
+    params(
+        ("id" = String, Path, description = "Sandbox id (UUID)"),
+        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event"),
+    ),
+    responses(
+        (status = 200, description = "text/event-stream of clock and timeline events", body = crate::domain::TimelineEvent, content_type = "text/event-stream"),
+        (status = 400, body = super::openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, body = super::openapi::Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Too many streams (Retry-After)", body = super::openapi::Problem, content_type = "application/problem+json"),
+    ))]
 pub async fn events(
     State(lab): State<Lab>,
     Path(id): Path<String>,
