@@ -18,6 +18,17 @@ pub fn clock_text(now_ms: i64) -> String {
     bn_digits(&format!("দিন {} · {}", face.day, face.hms()))
 }
 
+/// A virtual instant to the millisecond, for the timeline: `দিন ১ · ০৯:০০:০০.৩৪০`.
+pub fn event_time_text(at_ms: i64) -> String {
+    let face = ClockFace::at(at_ms);
+    bn_digits(&format!(
+        "দিন {} · {}.{:03}",
+        face.day,
+        face.hms(),
+        face.millis
+    ))
+}
+
 /// A speed as `×১`, `×০.৫`.
 pub fn speed_text(speed: f64) -> String {
     let s = format!("{speed}");
@@ -33,6 +44,7 @@ mod tests {
         assert_eq!(bn_digits("TXN-88412"), "TXN-৮৮৪১২");
         assert_eq!(clock_text(9 * 3_600_000), "দিন ১ · ০৯:০০:০০");
         assert_eq!(speed_text(0.5), "×০.৫");
+        assert_eq!(event_time_text(9 * 3_600_000 + 340), "দিন ১ · ০৯:০০:০০.৩৪০");
         assert_eq!(speed_text(10.0), "×১০");
     }
 }

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::stream::LabStream;
-use crate::app::format::{bn_digits, clock_text};
+use crate::app::format::{bn_digits, clock_text, event_time_text};
 use crate::domain::{EventKind, Layer, Outcome, TimelineEvent};
 
 #[component]
@@ -42,7 +42,7 @@ fn EventRow(event: TimelineEvent) -> impl IntoView {
             data-kind=event.kind.id()
             data-at-ms=event.at_ms
         >
-            <span class="event-time">{clock_text(event.at_ms)}</span>
+            <span class="event-time">{event_time_text(event.at_ms)}</span>
             <span class="event-lane">{lane_name(event.layer)}</span>
             <span class="event-text">{text}</span>
             <span class="event-outcome">{outcome_name(event.outcome)}</span>
