@@ -158,6 +158,22 @@ async fn the_same_seed_and_inputs_give_the_same_timeline() {
             };
             assert_eq!(r.status(), StatusCode::OK, "{what}");
         }
+        // Transfers through a lossy network with crashes: the generator decides what is lost.
+        lab.put(
+            &format!("/api/sandboxes/{id}/faults"),
+            json!({"request_loss_pct": 25, "response_loss_pct": 40, "lb_retry": true,
+                   "gateway_latency_ms": 1200, "crash": {"api_after_claim": 0.3}}),
+        )
+        .await;
+        let mut statuses = vec![];
+        for i in 0..8 {
+            let key = format!("k-{}", i % 3);
+            statuses.push(
+                lab.send(&id, &key, json!({"to": "tithi", "amount": 100}), None)
+                    .await
+                    .status,
+            );
+        }
         let state = lab.state(&id).await;
         let stored = state["tables"]["lab.events"].as_array().unwrap().len();
         let mut log: Vec<Value> = lab
@@ -170,12 +186,17 @@ async fn the_same_seed_and_inputs_give_the_same_timeline() {
         assert_eq!(log.len(), stored);
         log.push(state["clock"].clone());
         log.push(state["tables"]["lab.inputs"].clone());
+        log.push(state["tables"]["payments.ledger"].clone());
+        log.push(json!(statuses));
         log
     }
     let a = run(&lab, 2024).await;
     let b = run(&lab, 2024).await;
     assert!(a.len() > 50);
     assert_eq!(a, b);
+    // A different seed loses different messages.
+    let c = run(&lab, 2025).await;
+    assert_ne!(a[2..], c[2..]);
 }
 
 #[tokio::test]

@@ -144,6 +144,10 @@ pub async fn run(
                     Outcome::Lost,
                     json!({"call": call}),
                 );
+                // Nothing reached the load balancer, so it will never answer.
+                if let Some(c) = world.net.calls.get_mut(&call) {
+                    c.lb_done = true;
+                }
             } else {
                 cx.schedule_in(latency, Step::Net(NetStep::LbReceive { call, req }));
             }
