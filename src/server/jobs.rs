@@ -5,10 +5,10 @@
 
 use serde_json::json;
 
-use super::payments;
 use super::sim::Cx;
 use super::store::StoreName;
 use super::world::{LabWorld, Step};
+use super::{broker, payments};
 use crate::domain::clock::{DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS};
 use crate::domain::{EventKind, Layer, Outcome, Safeguard};
 
@@ -95,28 +95,7 @@ pub async fn run(job: Job, world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
         }
         Job::LogRetention => {
             let mut tx = stores.begin(StoreName::Broker).await?;
-            let deleted = sqlx::query(
-                "DELETE FROM records WHERE at_ms < ?1 - (SELECT retention_ms FROM topics WHERE name = records.topic)",
-            )
-            .bind(now)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            // The log start is the oldest offset left, or the next offset when the partition is
-            // empty: a consumer that seeks before it lands there.
-            let moved = sqlx::query(
-                "UPDATE partitions SET log_start_offset = COALESCE(
-                     (SELECT MIN(\"offset\") FROM records r
-                      WHERE r.topic = partitions.topic AND r.partition = partitions.partition),
-                     next_offset)
-                 WHERE log_start_offset <> COALESCE(
-                     (SELECT MIN(\"offset\") FROM records r
-                      WHERE r.topic = partitions.topic AND r.partition = partitions.partition),
-                     next_offset)",
-            )
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+            let (deleted, moved) = broker::apply_retention(&mut tx, now).await?;
             tx.commit().await?;
             cx.record(
                 Layer::Jobs,
