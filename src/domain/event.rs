@@ -117,6 +117,40 @@ pub enum EventKind {
     StuckKeyReleased,
     /// The nightly job dropped whole daily partitions older than the window.
     PartitionsDropped,
+
+    // The event pipeline: outbox, relay, broker, fraud check, wallet, SMS.
+    /// The TransferDone event was written to the outbox in the debit's transaction.
+    OutboxWritten,
+    /// The event was published to the log (by the relay, or by the API itself in a dual write).
+    EventPublished,
+    /// The event of a committed debit was never published: the process died before it.
+    EventLost,
+    /// The relay died after publishing and before marking the row sent.
+    RelayCrashed,
+    /// The broker appended a record.
+    RecordAppended,
+    /// The broker's acknowledgement was lost; the producer sends the batch again.
+    AckLost,
+    /// The idempotent producer's resend was recognised and not appended again.
+    ResendDropped,
+    /// A resend was appended a second time (no idempotent producer).
+    ResendAppended,
+    /// The fraud check approved a transfer (and wrote its audit row).
+    FraudApproved,
+    /// The fraud check died after writing and before committing.
+    FraudCrashed,
+    /// A transaction left open by a dead instance was aborted when its successor started.
+    TransactionAborted,
+    /// The wallet credited the recipient.
+    Credited,
+    /// The SMS service sent the "money received" message.
+    SmsSent,
+    /// An inbox recognised an event it had already applied.
+    InboxDuplicate,
+    /// A consumer died after its local commit and before committing its offset.
+    ConsumerCrashed,
+    /// The instructor rewound a consumer group by time.
+    ReplayStarted,
 }
 
 impl EventKind {

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod event;
 pub mod fault;
 pub mod layer;
+pub mod pipeline;
 pub mod safeguard;
 pub mod state;
 pub mod transfer;
@@ -50,7 +51,7 @@ pub fn expect_object(
 }
 
 /// Reads a whole number in `min..=max` from a JSON value.
-pub(crate) fn int_in(
+pub fn int_in(
     field: &str,
     value: &serde_json::Value,
     min: i64,

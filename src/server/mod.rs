@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod lab;
 pub mod network;
 pub mod payments;
+pub mod pipeline;
 pub mod sandbox;
 pub mod sim;
 pub mod store;

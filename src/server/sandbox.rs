@@ -15,14 +15,17 @@ use sqlx::sqlite::SqlitePool;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use uuid::Uuid;
 
+use super::broker;
 use super::error::LabError;
 use super::jobs::Job;
 use super::network::{NetStep, Network};
 use super::payments::{ApiReply, TransferRequest};
+use super::pipeline::{self, Pipeline};
 use super::sim::{NewEvent, Sim, SimCounters};
 use super::store::{StoreName, Stores};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
+use crate::domain::pipeline::Consumer;
 use crate::domain::{
     Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, Layer, Outcome, Safeguard,
     Safeguards, SandboxState, TimelineEvent,
@@ -46,6 +49,11 @@ enum Command {
     Reset(oneshot::Sender<Result<(), LabError>>),
     State(oneshot::Sender<Result<SandboxState, LabError>>),
     Transfer(TransferRequest, oneshot::Sender<ApiReply>),
+    Replay(
+        Consumer,
+        i64,
+        oneshot::Sender<Result<Vec<(i64, i64)>, LabError>>,
+    ),
     Shutdown(oneshot::Sender<()>),
 }
 
@@ -114,6 +122,17 @@ impl SandboxHandle {
             .await
             .map_err(|_| LabError::Unavailable)?;
         Ok(async move { rx.await.map_err(|_| LabError::Unavailable) })
+    }
+
+    /// Rewinds a consumer group to the records of the last `seconds_ago` virtual seconds and
+    /// wakes it: a replay. Returns the new offset of each partition.
+    pub async fn replay(
+        &self,
+        consumer: Consumer,
+        seconds_ago: i64,
+    ) -> Result<Vec<(i64, i64)>, LabError> {
+        self.ask(|tx| Command::Replay(consumer, seconds_ago, tx))
+            .await
     }
 
     /// The whole sandbox, between two steps.
@@ -314,6 +333,7 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
     if let Some(claimed) = oldest_claim {
         sim.schedule_at(Job::after_claim(claimed), Step::Job(Job::StuckRecovery));
     }
+
     let mode = if mode == "paused" {
         ClockMode::Paused
     } else {
@@ -336,6 +356,7 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
             safeguards: serde_json::from_str(&safeguards).unwrap_or_default(),
             faults: serde_json::from_str(&faults).unwrap_or_default(),
             net: Network::default(),
+            pipeline: Pipeline::default(),
         },
         mode,
         speed,
@@ -343,6 +364,11 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
         events: events.clone(),
         clock: clock_tx,
     };
+    // The pipeline's processes start with the sandbox and pick up whatever was left undone.
+    for step in pipeline::pending(&owner.world).await? {
+        owner.sim.schedule_at(now_ms, step);
+        owner.report_clock();
+    }
     if fresh {
         owner
             .publish(vec![owner.lab_event(
@@ -405,6 +431,10 @@ impl Owner {
                 }
                 Command::State(reply) => {
                     let r = self.state().await;
+                    let _ = reply.send(r);
+                }
+                Command::Replay(consumer, seconds_ago, reply) => {
+                    let r = self.replay(consumer, seconds_ago).await;
                     let _ = reply.send(r);
                 }
                 Command::Transfer(request, reply) => {
@@ -573,6 +603,31 @@ impl Owner {
         Ok(())
     }
 
+    async fn replay(
+        &mut self,
+        consumer: Consumer,
+        seconds_ago: i64,
+    ) -> Result<Vec<(i64, i64)>, LabError> {
+        let now = self.sim.now();
+        let from = now - seconds_ago * 1_000;
+        self.record_input(
+            &json!({"replay": {"consumer": consumer, "from_seconds_ago": seconds_ago}}),
+        )
+        .await?;
+        let mut tx = self.world.stores.begin(StoreName::Broker).await?;
+        let offsets = broker::seek_to_time(&mut tx, consumer.id(), consumer.topic(), from).await?;
+        tx.commit().await?;
+        let e = self.lab_event(
+            EventKind::ReplayStarted,
+            json!({"consumer": consumer, "from_ms": from, "offsets": offsets}),
+        );
+        self.publish(vec![e]).await?;
+        self.sim.schedule_at(now, Step::Consume(consumer));
+        self.save().await?;
+        self.report_clock();
+        Ok(offsets)
+    }
+
     /// After the clock was moved by hand, live time continues from where it now stands.
     fn reanchor(&mut self) {
         if self.anchor.is_some() {
@@ -626,6 +681,7 @@ impl Owner {
         self.world.safeguards = Safeguards::default();
         self.world.faults = Faults::default();
         self.world.net.clear();
+        self.world.pipeline.clear();
         self.sim = Sim::new(START_MS, self.seed);
         for (at, step) in LabWorld::standing_steps(START_MS) {
             self.sim.schedule_at(at, step);

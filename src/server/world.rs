@@ -4,8 +4,10 @@
 use super::jobs::{self, Job};
 use super::network::{self, NetStep, Network};
 use super::payments::{self, ApiStep};
+use super::pipeline::{self, Pipeline};
 use super::sim::{Cx, World};
 use super::store::Stores;
+use crate::domain::pipeline::Consumer;
 use crate::domain::{Faults, Safeguards};
 
 /// One unit of work the scheduler runs at a virtual time. Each service adds its own steps here.
@@ -14,6 +16,10 @@ pub enum Step {
     Job(Job),
     Net(NetStep),
     Api(ApiStep),
+    /// The relay publishes unsent outbox rows.
+    Relay,
+    /// A consumer group polls its topic.
+    Consume(Consumer),
 }
 
 /// Everything a step can touch.
@@ -24,6 +30,8 @@ pub struct LabWorld {
     /// Calls in flight through the network and the load balancer (memory only: a restart
     /// loses them, as it would).
     pub net: Network,
+    /// What the relay, the fraud check and the API's producer hold in memory.
+    pub pipeline: Pipeline,
 }
 
 impl LabWorld {
@@ -45,6 +53,8 @@ impl World for LabWorld {
             Step::Job(job) => jobs::run(job, self, cx).await,
             Step::Net(step) => network::run(self, step, cx).await,
             Step::Api(step) => payments::run(self, step, cx).await,
+            Step::Relay => pipeline::relay(self, cx).await,
+            Step::Consume(consumer) => pipeline::consume(self, consumer, cx).await,
         }
     }
 }

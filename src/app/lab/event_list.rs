@@ -180,6 +180,45 @@ fn describe(e: &TimelineEvent) -> String {
             "রাতের কাজ: window-এর বাইরের partition মুছল ({}টি সারি)",
             n("rows")
         ),
+        EventKind::OutboxWritten => "debit-এর একই transaction-এ outbox-এ event লেখা হলো".to_owned(),
+        EventKind::EventPublished => format!("event log-এ প্রকাশ হলো ({})", word("by")),
+        EventKind::EventLost => "commit-এর পরে প্রকাশের আগেই process মরল: event হারাল".to_owned(),
+        EventKind::RelayCrashed => "relay প্রকাশ করে mark-sent-এর আগেই ক্র্যাশ করল".to_owned(),
+        EventKind::RecordAppended => format!(
+            "{} partition {}-এ offset {}",
+            word("topic"),
+            n("partition"),
+            n("offset")
+        ),
+        EventKind::AckLost => "broker-এর ack হারাল: producer আবার পাঠাবে".to_owned(),
+        EventKind::ResendDropped => "একই batch আবার এল: idempotent producer ফেলে দিল".to_owned(),
+        EventKind::ResendAppended => format!("একই batch আবার লেখা হলো, offset {}", n("offset")),
+        EventKind::FraudApproved => {
+            format!("fraud check অনুমোদন দিল (audit সারি {})", n("audit_rows"))
+        }
+        EventKind::FraudCrashed => "fraud check লেখার পরে commit-এর আগেই ক্র্যাশ করল".to_owned(),
+        EventKind::TransactionAborted => "আধা-শেষ transaction বাতিল হলো (নতুন epoch)".to_owned(),
+        EventKind::Credited => format!(
+            "তিথির wallet-এ ৳{} জমা{}",
+            n("amount"),
+            if e.outcome == Outcome::Escaped {
+                " — আবার!"
+            } else {
+                ""
+            }
+        ),
+        EventKind::SmsSent => format!(
+            "SMS গেল: ৳{} পেয়েছেন{}",
+            n("amount"),
+            if e.outcome == Outcome::Escaped {
+                " — আবার!"
+            } else {
+                ""
+            }
+        ),
+        EventKind::InboxDuplicate => "inbox-এ এই event আগেই আছে: বাদ".to_owned(),
+        EventKind::ConsumerCrashed => "local commit-এর পরে offset commit-এর আগেই ক্র্যাশ".to_owned(),
+        EventKind::ReplayStarted => format!("{} আবার পড়া শুরু হলো (replay)", word("consumer")),
     };
     bn_digits(&text)
 }

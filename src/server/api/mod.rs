@@ -14,6 +14,7 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde_json::json;
 
+use crate::domain::pipeline::Consumer;
 use crate::domain::{
     expect_object, transfer, ClockCommand, ClockMode, ClockState, FieldError, Receipt,
     SandboxState, TransferBody,
@@ -34,6 +35,7 @@ pub fn router() -> Router<Lab> {
         .route("/api/sandboxes/{id}/reset", post(reset))
         .route("/api/sandboxes/{id}/events", get(sse::events))
         .route("/api/sandboxes/{id}/transfers", post(transfer))
+        .route("/api/sandboxes/{id}/replay", post(replay))
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/{*rest}", axum::routing::any(no_such_route))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -235,6 +237,53 @@ async fn transfer(
             .insert("idempotent-replayed", HeaderValue::from_static("true"));
     }
     Ok(response)
+}
+
+/// Rewinds a consumer group by time: `{"consumer": "wallet"|"sms"|"fraud", "from_seconds_ago": n}`.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/replay", tag = "controls",
+    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    request_body(content = Object, description = "`{\"consumer\": \"wallet\", \"from_seconds_ago\": 432000}`"),
+    responses(
+        (status = 200, description = "The group's new offset per partition", body = Object),
+        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
+async fn replay(
+    State(lab): State<Lab>,
+    Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = lab.get(&id).await?;
+    let body = json_body(body, false)?;
+    let map = expect_object(&body)?;
+    if let Some(extra) = map
+        .keys()
+        .find(|k| *k != "consumer" && *k != "from_seconds_ago")
+    {
+        return Err(FieldError::new(
+            extra.clone(),
+            "unknown field: expected consumer and from_seconds_ago",
+        )
+        .into());
+    }
+    let consumer = map
+        .get("consumer")
+        .and_then(|v| v.as_str())
+        .and_then(Consumer::from_id)
+        .ok_or_else(|| FieldError::new("consumer", "expected \"wallet\", \"sms\" or \"fraud\""))?;
+    let seconds = crate::domain::int_in(
+        "from_seconds_ago",
+        map.get("from_seconds_ago")
+            .unwrap_or(&serde_json::Value::Null),
+        0,
+        crate::domain::clock::MAX_ADVANCE_SECONDS,
+    )?;
+    let offsets = sandbox.replay(consumer, seconds).await?;
+    let offsets: serde_json::Map<String, serde_json::Value> = offsets
+        .into_iter()
+        .map(|(p, o)| (p.to_string(), o.into()))
+        .collect();
+    Ok(Json(json!({"consumer": consumer, "offsets": offsets})))
 }
 
 /// This document.

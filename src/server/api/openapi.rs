@@ -47,6 +47,7 @@ pub struct Created {
         super::reset,
         super::sse::events,
         super::transfer,
+        super::replay,
         super::openapi_json,
     ),
     components(schemas(

@@ -21,9 +21,11 @@ use sha2::{Digest, Sha256};
 
 use super::jobs::Job;
 use super::network::NetStep;
+use super::pipeline;
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
 use crate::domain::clock::HOUR_MS;
+use crate::domain::pipeline::TransferDone;
 use crate::domain::{
     CrashMode, CrashPoint, EventKind, Faults, Layer, Outcome, Safeguard, TransferBody,
 };
@@ -335,6 +337,7 @@ async fn complete(
     let mut tx = world.stores.begin(StoreName::Payments).await?;
     let balance = ledger::balance(&mut tx, &req.user).await?;
     let amount = req.body.amount;
+    let mut new_event: Option<TransferDone> = None;
     let reply = if amount > balance {
         cx.record(
             Layer::Ledger,
@@ -361,6 +364,34 @@ async fn complete(
             lab_intent: req.intent.clone(),
         };
         if ledger::debit(&mut tx, &entry).await? {
+            let event = TransferDone {
+                event_id: format!("ev-{:016x}", cx.rng().next_u64()),
+                transfer_id: transfer_id.clone(),
+                from: req.user.clone(),
+                to: req.body.to.clone(),
+                amount,
+                at: now,
+            };
+            if world.safeguards.is_on(Safeguard::Outbox) {
+                // Same transaction as the debit: the event exists if and only if the debit does.
+                sqlx::query(
+                    "INSERT INTO outbox (event_id, transfer_id, payload, created_ms) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .bind(&event.event_id)
+                .bind(&event.transfer_id)
+                .bind(serde_json::to_string(&event).expect("events serialise"))
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                cx.record(
+                    Layer::Outbox,
+                    EventKind::OutboxWritten,
+                    key.clone(),
+                    Outcome::Ok,
+                    json!({"event_id": event.event_id, "transfer_id": event.transfer_id}),
+                );
+            }
+            new_event = Some(event);
             let before = ledger::debits_for_intent(&mut tx, &req.intent).await? - 1;
             let (outcome, damage) = if before > 0 {
                 (Outcome::Escaped, json!("double charge"))
@@ -408,15 +439,34 @@ async fn complete(
         .await?;
     }
     tx.commit().await?;
+    let outbox = world.safeguards.is_on(Safeguard::Outbox);
     if crash_fires(&mut world.faults, CrashPoint::ApiAfterCommit, cx.rng()) {
         cx.record(
             Layer::Api,
             EventKind::InstanceCrashed,
-            key,
+            key.clone(),
             Outcome::Lost,
             json!({"crash": "api_after_commit", "instance": instance, "attempt": attempt}),
         );
+        match new_event {
+            // The outbox row was committed with the debit: the relay will still publish it.
+            Some(_) if outbox => cx.schedule_in(pipeline::RELAY_DELAY_MS, Step::Relay),
+            // Dual write: the publish that would have followed the commit never happens.
+            Some(event) => cx.record(
+                Layer::Outbox,
+                EventKind::EventLost,
+                key,
+                Outcome::Lost,
+                json!({"event_id": event.event_id, "transfer_id": event.transfer_id, "dual_write": true}),
+            ),
+            None => {}
+        }
         return Ok(());
+    }
+    match new_event {
+        Some(_) if outbox => cx.schedule_in(pipeline::RELAY_DELAY_MS, Step::Relay),
+        Some(event) => pipeline::publish_from_api(world, cx, &event).await?,
+        None => {}
     }
     answer(cx, call, attempt, &req, reply);
     Ok(())
