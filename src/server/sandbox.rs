@@ -49,12 +49,21 @@ enum Command {
     Reset(oneshot::Sender<Result<(), LabError>>),
     State(oneshot::Sender<Result<SandboxState, LabError>>),
     Transfer(TransferRequest, oneshot::Sender<ApiReply>),
+    StepTimes(oneshot::Sender<Result<Vec<StepTime>, LabError>>),
     Replay(
         Consumer,
         i64,
         oneshot::Sender<Result<Vec<(i64, i64)>, LabError>>,
     ),
     Shutdown(oneshot::Sender<()>),
+}
+
+/// Where a sandbox's time went, per kind of work, since it was opened.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepTime {
+    pub name: &'static str,
+    pub count: u64,
+    pub total: std::time::Duration,
 }
 
 /// How the rest of the server reaches a sandbox. Cheap to clone.
@@ -133,6 +142,12 @@ impl SandboxHandle {
     ) -> Result<Vec<(i64, i64)>, LabError> {
         self.ask(|tx| Command::Replay(consumer, seconds_ago, tx))
             .await
+    }
+
+    /// Wall time spent per kind of step (and on the event log) since the sandbox was opened,
+    /// most first: where the time goes.
+    pub async fn step_times(&self) -> Result<Vec<StepTime>, LabError> {
+        self.ask(Command::StepTimes).await
     }
 
     /// The whole sandbox, between two steps.
@@ -246,6 +261,7 @@ struct Owner {
     anchor: Option<(Instant, i64)>,
     events: broadcast::Sender<Arc<TimelineEvent>>,
     clock: watch::Sender<ClockState>,
+    step_times: std::collections::HashMap<&'static str, StepTime>,
 }
 
 /// Makes a new sandbox in `dir` (which must not hold one yet) and starts its owner.
@@ -363,6 +379,7 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
         anchor: (mode == ClockMode::Live).then(|| (Instant::now(), now_ms)),
         events: events.clone(),
         clock: clock_tx,
+        step_times: Default::default(),
     };
     // The pipeline's processes start with the sandbox and pick up whatever was left undone.
     for step in pipeline::pending(&owner.world).await? {
@@ -437,6 +454,11 @@ impl Owner {
                     let r = self.replay(consumer, seconds_ago).await;
                     let _ = reply.send(r);
                 }
+                Command::StepTimes(reply) => {
+                    let mut times: Vec<StepTime> = self.step_times.values().cloned().collect();
+                    times.sort_by(|a, b| b.total.cmp(&a.total));
+                    let _ = reply.send(Ok(times));
+                }
                 Command::Transfer(request, reply) => {
                     // On failure the reply is dropped and the caller hears the sandbox is
                     // unavailable; the error itself goes to the log.
@@ -492,16 +514,20 @@ impl Owner {
     async fn run_until(&mut self, until: Option<i64>, max: usize) -> Result<usize, LabError> {
         let mut ran = 0;
         while ran < max {
+            let started = Instant::now();
             let Some(step) = self.sim.run_next(&mut self.world, until).await else {
                 break;
             };
+            self.note_time(step.name, started);
             ran += 1;
             if let Err(e) = step.result {
                 // A failing store is a broken sandbox, not a lesson: say so and stop.
                 tracing::error!(sandbox = %self.id, "step failed at {}: {e}", step.at_ms);
                 return Err(LabError::Store(e));
             }
+            let started = Instant::now();
             self.publish(step.events).await?;
+            self.note_time("event log: store and broadcast", started);
         }
         Ok(ran)
     }
@@ -626,6 +652,15 @@ impl Owner {
         self.save().await?;
         self.report_clock();
         Ok(offsets)
+    }
+
+    fn note_time(&mut self, name: &'static str, started: Instant) {
+        let t = self.step_times.entry(name).or_insert_with(|| StepTime {
+            name,
+            ..StepTime::default()
+        });
+        t.count += 1;
+        t.total += started.elapsed();
     }
 
     /// After the clock was moved by hand, live time continues from where it now stands.

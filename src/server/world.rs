@@ -22,6 +22,30 @@ pub enum Step {
     Consume(Consumer),
 }
 
+impl Step {
+    /// What kind of step this is, for the step-time statistics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Job(Job::InboxCleaner) => "job: inbox cleaner",
+            Step::Job(Job::LogRetention) => "job: log retention",
+            Step::Job(Job::StuckRecovery) => "job: stuck-key recovery",
+            Step::Job(Job::PartitionDrop) => "job: partition drop",
+            Step::Net(NetStep::Send { .. }) => "caller: send",
+            Step::Net(NetStep::LbReceive { .. }) => "load balancer: route",
+            Step::Net(NetStep::LbTimeout { .. }) => "load balancer: timeout",
+            Step::Net(NetStep::LbAnswer { .. }) => "load balancer: answer",
+            Step::Net(NetStep::Deliver { .. }) => "network: deliver",
+            Step::Net(NetStep::CallerTimeout { .. }) => "caller: timeout",
+            Step::Api(ApiStep::Receive { .. }) => "api: receive (guards, claim)",
+            Step::Api(ApiStep::Complete { .. }) => "api: complete (debit, outbox)",
+            Step::Relay => "relay",
+            Step::Consume(Consumer::Fraud) => "fraud check",
+            Step::Consume(Consumer::Wallet) => "wallet",
+            Step::Consume(Consumer::Sms) => "sms",
+        }
+    }
+}
+
 /// Everything a step can touch.
 pub struct LabWorld {
     pub stores: Stores,
@@ -47,6 +71,10 @@ impl LabWorld {
 impl World for LabWorld {
     type Step = Step;
     type Error = sqlx::Error;
+
+    fn name(step: &Step) -> &'static str {
+        step.name()
+    }
 
     async fn run(&mut self, step: Step, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
         match step {

@@ -32,6 +32,8 @@ pub struct NewEvent {
 pub trait World {
     type Step: Send;
     type Error: std::fmt::Display;
+    /// A short name for a step's kind (for statistics).
+    fn name(step: &Self::Step) -> &'static str;
     /// Runs one step at `cx.now()`. Follow-up steps go through `cx.schedule_*`, timeline events
     /// through `cx.record`.
     fn run(
@@ -135,6 +137,8 @@ pub struct Sim<S> {
 /// What running one step produced.
 pub struct Ran<E> {
     pub at_ms: i64,
+    /// The step's kind, as [`World::name`] gives it.
+    pub name: &'static str,
     pub events: Vec<NewEvent>,
     pub result: Result<(), E>,
 }
@@ -217,6 +221,7 @@ impl<S: Send> Sim<S> {
             return None;
         }
         let entry = self.queue.pop()?;
+        let name = W::name(&entry.step);
         self.now_ms = self.now_ms.max(entry.at_ms);
         self.steps_run += 1;
         let mut cx = Cx {
@@ -234,6 +239,7 @@ impl<S: Send> Sim<S> {
         }
         Some(Ran {
             at_ms: self.now_ms,
+            name,
             events,
             result,
         })
@@ -258,6 +264,9 @@ mod tests {
     impl World for Toy {
         type Step = u32;
         type Error = String;
+        fn name(_: &u32) -> &'static str {
+            "toy"
+        }
         async fn run(&mut self, step: u32, cx: &mut Cx<'_, u32>) -> Result<(), String> {
             let draw = cx.rng().below(1_000);
             self.trace.push((cx.now(), step, draw));
@@ -308,6 +317,9 @@ mod tests {
         impl World for Log {
             type Step = &'static str;
             type Error = String;
+            fn name(s: &&'static str) -> &'static str {
+                s
+            }
             async fn run(
                 &mut self,
                 s: &'static str,
@@ -335,6 +347,9 @@ mod tests {
         impl World for Nop {
             type Step = ();
             type Error = String;
+            fn name(_: &()) -> &'static str {
+                "nop"
+            }
             async fn run(&mut self, _: (), _: &mut Cx<'_, ()>) -> Result<(), String> {
                 Ok(())
             }

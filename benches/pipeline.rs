@@ -1,0 +1,77 @@
+//! Transfers per second through the whole pipeline when the clock is jumped, and where the time
+//! goes:
+//!   cargo bench --features ssr --bench pipeline
+//! A paused sandbox takes N transfers at one virtual instant; one jump then runs everything: the
+//! network and load balancer, the API and its guards, the outbox, the relay, the broker, the
+//! fraud check, the wallet and SMS consumers, and the timeline.
+
+use std::time::Instant;
+
+use pocketpay_lab::domain::{ClockCommand, ClockMode, TransferBody};
+use pocketpay_lab::server::config::Config;
+use pocketpay_lab::server::lab::Lab;
+use pocketpay_lab::server::payments::TransferRequest;
+
+/// Transfers per run; each moves ৳1 of Shimul's ৳2,000.
+const N: usize = 1_000;
+
+#[tokio::main]
+async fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(Config {
+        data_dir: dir.path().to_path_buf(),
+        ..Config::default()
+    })
+    .await
+    .unwrap();
+    let sandbox = lab.create(Some(1), ClockMode::Paused).await.unwrap();
+    let mut answers = Vec::with_capacity(N);
+    for i in 0..N {
+        let request = TransferRequest::new(
+            "shimul",
+            format!("bench-{i}"),
+            TransferBody {
+                to: "tithi".into(),
+                amount: 1,
+            },
+            format!("intent-{i}"),
+        );
+        answers.push(sandbox.start_transfer(request).await.unwrap());
+    }
+    let started = Instant::now();
+    sandbox
+        .clock(vec![ClockCommand::Advance { seconds: 60 }])
+        .await
+        .unwrap();
+    let elapsed = started.elapsed();
+    for a in answers {
+        assert_eq!(a.await.unwrap().status, 201);
+    }
+    let state = sandbox.state().await.unwrap();
+    assert_eq!(
+        state.damage.credits as usize, N,
+        "every transfer reached Tithi's wallet"
+    );
+    assert_eq!(state.damage.sms as usize, N);
+    let events = sandbox.events_after(0, i64::MAX).await.unwrap().len();
+    println!(
+        "{N} transfers through the whole pipeline in one jump: {:.2} s, {:.0} transfers/s, {} timeline events",
+        elapsed.as_secs_f64(),
+        N as f64 / elapsed.as_secs_f64(),
+        events
+    );
+    println!("where the time goes (wall time per kind of step):");
+    let times = sandbox.step_times().await.unwrap();
+    let total: f64 = times.iter().map(|t| t.total.as_secs_f64()).sum();
+    for t in times {
+        println!(
+            "  {:<34} {:>6} runs {:>8.1} ms {:>5.1}%  {:>6.0} µs/run",
+            t.name,
+            t.count,
+            t.total.as_secs_f64() * 1e3,
+            100.0 * t.total.as_secs_f64() / total,
+            t.total.as_secs_f64() * 1e6 / t.count.max(1) as f64
+        );
+    }
+    lab.shutdown().await;
+}
