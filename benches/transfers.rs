@@ -76,7 +76,7 @@ async fn raw_transactions(dir: &std::path::Path) -> f64 {
             .await
             .unwrap()
             .is_none());
-        assert!(idempotency::claim(&mut tx, "shimul", &key, "h", now)
+        assert!(idempotency::claim(&mut tx, "shimul", &key, "h", 0, now)
             .await
             .unwrap());
         tx.commit().await.unwrap();

@@ -764,3 +764,24 @@ async fn bad_transfers_are_refused_and_nothing_moves() {
         );
     }
 }
+
+/// With a window shorter than the day, a key forgotten by the window is claimed again in the
+/// same daily partition: the stale row gives way instead of blocking the key with a 409.
+#[tokio::test]
+async fn a_key_outside_a_short_window_is_claimed_again_the_same_day() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(1).await;
+    lab.safeguards(&id, json!({"window_hours": 1})).await;
+    let first = lab.send(&id, "k", five_hundred(), Some(INTENT)).await;
+    lab.advance_ms(&id, 2 * HOUR_MS).await;
+    let late = lab.send(&id, "k", five_hundred(), Some(INTENT)).await;
+    assert_eq!((late.status, late.replayed), (201, false));
+    assert_eq!(
+        late.body, first.body,
+        "the ledger's UNIQUE still answers with the first receipt"
+    );
+    assert_eq!(lab.events_of(&id, "key_claimed").await.len(), 2);
+    let rows = lab.state(&id).await["tables"]["payments.idempotency_keys"].clone();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "one row per key and day");
+    assert_eq!(damage(&lab, &id).await["debits"], 1);
+}

@@ -456,7 +456,7 @@ impl Owner {
                 }
                 Command::StepTimes(reply) => {
                     let mut times: Vec<StepTime> = self.step_times.values().cloned().collect();
-                    times.sort_by(|a, b| b.total.cmp(&a.total));
+                    times.sort_by_key(|t| std::cmp::Reverse(t.total));
                     let _ = reply.send(Ok(times));
                 }
                 Command::Transfer(request, reply) => {

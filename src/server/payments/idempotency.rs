@@ -51,30 +51,36 @@ pub async fn look_up(
     .await
 }
 
-/// Claims a key: inserts an IN_PROGRESS row into today's partition. `false` if today's
-/// partition already has the key.
+/// Claims a key: inserts an IN_PROGRESS row into today's partition. A row already there for
+/// the key but created before `since_ms` is outside the window, so forgotten: the claim takes
+/// its place. `false` only if today's partition holds the key inside the window.
 pub async fn claim(
     conn: &mut SqliteConnection,
     user: &str,
     key: &str,
     hash: &str,
+    since_ms: i64,
     now_ms: i64,
 ) -> Result<bool, sqlx::Error> {
-    let inserted = sqlx::query(
+    let claimed = sqlx::query(
         "INSERT INTO idempotency_keys
            (partition_day, user_id, idem_key, request_hash, status, created_ms, updated_ms)
          VALUES (?1, ?2, ?3, ?4, 'IN_PROGRESS', ?5, ?5)
-         ON CONFLICT DO NOTHING",
+         ON CONFLICT (partition_day, user_id, idem_key) DO UPDATE SET
+           request_hash = excluded.request_hash, status = 'IN_PROGRESS', response_status = NULL,
+           response_body = NULL, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms
+         WHERE idempotency_keys.created_ms < ?6",
     )
     .bind(partition_of(now_ms))
     .bind(user)
     .bind(key)
     .bind(hash)
     .bind(now_ms)
+    .bind(since_ms)
     .execute(conn)
     .await?
     .rows_affected();
-    Ok(inserted == 1)
+    Ok(claimed == 1)
 }
 
 /// Stores the response for a key. The claimed IN_PROGRESS row inside the window is completed;
