@@ -25,11 +25,14 @@ async fn main() {
     let dir = tempfile::tempdir().unwrap();
     let lab = Lab::start(Config {
         data_dir: dir.path().to_path_buf(),
+        // The benchmark is the one client that may go as fast as it can.
+        rate_per_sec: 1e9,
+        rate_burst: 1e9,
         ..Config::default()
     })
     .await
     .unwrap();
-    let app = pocketpay_lab::server::api::router().with_state(lab.clone());
+    let app = pocketpay_lab::server::api::router(&lab).with_state(lab.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });

@@ -730,3 +730,36 @@ async fn the_openapi_document_lists_every_route() {
         );
     }
 }
+
+/// A sandbox that sends too fast gets 429 with Retry-After; other sandboxes are not affected
+/// (the limit is per sandbox, not per address: a classroom shares one NAT).
+#[tokio::test]
+async fn a_sandbox_sending_too_fast_gets_429_and_others_do_not() {
+    let lab = TestLab::start_with(&[("LAB_RATE_PER_SEC", "2"), ("LAB_RATE_BURST", "5")]).await;
+    let a = lab.sandbox(1).await;
+    let b = lab.sandbox(2).await;
+    // Making a sandbox is not a request of that sandbox: the burst of five is all there.
+    for _ in 0..5 {
+        assert_eq!(
+            lab.get(&format!("/api/sandboxes/{a}/state")).await.status(),
+            StatusCode::OK
+        );
+    }
+    let r = lab.get(&format!("/api/sandboxes/{a}/state")).await;
+    let retry: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=2).contains(&retry), "{retry}");
+    expect_problem(r, 429, "too-many-requests").await;
+    assert_eq!(
+        lab.get(&format!("/api/sandboxes/{b}/state")).await.status(),
+        StatusCode::OK
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        lab.get(&format!("/api/sandboxes/{a}/state")).await.status(),
+        StatusCode::OK
+    );
+}

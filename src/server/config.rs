@@ -20,6 +20,11 @@ pub struct Config {
     pub sandbox_ttl: Duration,
     /// `LAB_REAP_SECS`: how often the server looks for idle and expired sandboxes (default 30 s).
     pub reap_every: Duration,
+    /// `LAB_RATE_PER_SEC`: API requests per second one sandbox may make, on average (default 50).
+    /// Keyed by sandbox, not by address: a classroom shares one NAT.
+    pub rate_per_sec: f64,
+    /// `LAB_RATE_BURST`: how many requests one sandbox may make at once (default 200).
+    pub rate_burst: f64,
 }
 
 impl Default for Config {
@@ -31,6 +36,8 @@ impl Default for Config {
             idle_unload: Duration::from_secs(600),
             sandbox_ttl: Duration::from_secs(168 * 3600),
             reap_every: Duration::from_secs(30),
+            rate_per_sec: 50.0,
+            rate_burst: 200.0,
         }
     }
 }
@@ -55,6 +62,12 @@ impl Config {
             reap_every: number("LAB_REAP_SECS")?
                 .map(Duration::from_secs)
                 .unwrap_or(d.reap_every),
+            rate_per_sec: number("LAB_RATE_PER_SEC")?
+                .map(|n| n.max(1) as f64)
+                .unwrap_or(d.rate_per_sec),
+            rate_burst: number("LAB_RATE_BURST")?
+                .map(|n| n.max(1) as f64)
+                .unwrap_or(d.rate_burst),
         })
     }
 }

@@ -22,6 +22,8 @@ pub enum LabError {
     Unavailable,
     #[error("unknown user: send Authorization: Bearer shimul (or tithi)")]
     Unauthorized,
+    #[error("this sandbox is sending requests faster than the lab allows; retry in {0} s")]
+    TooManyRequests(u64),
     #[error("a store failed")]
     Store(#[from] sqlx::Error),
     #[error("a file operation failed")]
@@ -34,6 +36,7 @@ impl LabError {
         match self {
             LabError::NotFound => 404,
             LabError::Unauthorized => 401,
+            LabError::TooManyRequests(_) => 429,
             LabError::Invalid(_) | LabError::BadJson(_) | LabError::BadLastEventId => 400,
             LabError::BodyTooLarge(_) => 413,
             LabError::TooManySandboxes(_) | LabError::TooManyStreams(_) | LabError::Unavailable => {
@@ -48,6 +51,7 @@ impl LabError {
         match self {
             LabError::NotFound => "unknown-sandbox",
             LabError::Unauthorized => "unknown-user",
+            LabError::TooManyRequests(_) => "too-many-requests",
             LabError::Invalid(e) if e.field == "Idempotency-Key" => "invalid-idempotency-key",
             LabError::Invalid(_) => "invalid-field",
             LabError::BadJson(_) => "invalid-json",
@@ -66,6 +70,7 @@ impl LabError {
             LabError::TooManySandboxes(_) => Some(60),
             LabError::TooManyStreams(_) => Some(10),
             LabError::Unavailable => Some(1),
+            LabError::TooManyRequests(secs) => Some(*secs),
             _ => None,
         }
     }

@@ -26,7 +26,18 @@ struct Inner {
     loaded: Mutex<HashMap<Uuid, SandboxHandle>>,
     streams: AtomicUsize,
     shutdown: watch::Sender<bool>,
+    /// One token bucket per sandbox id: the API's rate limit.
+    buckets: std::sync::Mutex<HashMap<Uuid, Bucket>>,
 }
+
+/// A token bucket: `tokens` refill at the configured rate up to the burst.
+struct Bucket {
+    tokens: f64,
+    at: std::time::Instant,
+}
+
+/// Buckets kept before idle ones are pruned.
+const BUCKETS_KEPT: usize = 4_096;
 
 /// A place among the server's event streams, given back when dropped.
 pub struct StreamPermit(Lab);
@@ -50,6 +61,7 @@ impl Lab {
             loaded: Mutex::new(HashMap::new()),
             streams: AtomicUsize::new(0),
             shutdown,
+            buckets: std::sync::Mutex::new(HashMap::new()),
         }));
         let reaper = lab.clone();
         tokio::spawn(async move { reaper.reap_forever().await });
@@ -110,6 +122,34 @@ impl Lab {
         loaded.insert(id, handle.clone());
         tracing::info!(sandbox = %id, "sandbox loaded");
         Ok(handle)
+    }
+
+    /// Lets one API request for a sandbox through, or answers how many seconds to wait.
+    pub fn admit(&self, id: &str) -> Result<(), LabError> {
+        let Ok(id) = Uuid::parse_str(id) else {
+            return Ok(()); // not a sandbox: the route answers 404
+        };
+        let (rate, burst) = (self.0.config.rate_per_sec, self.0.config.rate_burst);
+        let now = std::time::Instant::now();
+        let mut buckets = self.0.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        if buckets.len() >= BUCKETS_KEPT {
+            buckets.retain(|_, b| now.duration_since(b.at).as_secs_f64() * rate < burst);
+        }
+        let bucket = buckets.entry(id).or_insert(Bucket {
+            tokens: burst,
+            at: now,
+        });
+        bucket.tokens =
+            (bucket.tokens + now.duration_since(bucket.at).as_secs_f64() * rate).min(burst);
+        bucket.at = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(LabError::TooManyRequests(
+                ((1.0 - bucket.tokens) / rate).ceil().max(1.0) as u64,
+            ))
+        }
     }
 
     /// Takes a place for an event stream, or says the server is full.

@@ -51,7 +51,7 @@ pub fn app(leptos_options: LeptosOptions, lab: Lab) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .with_state(state)
-        .merge(super::api::router().with_state(lab))
+        .merge(super::api::router(&lab).with_state(lab.clone()))
         .layer(axum::middleware::map_response(security_headers))
 }
 

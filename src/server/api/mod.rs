@@ -24,8 +24,8 @@ use crate::server::lab::Lab;
 use crate::server::payments::TransferRequest;
 use problem::{json_body, BODY_LIMIT};
 
-/// Every `/api` route, over the lab.
-pub fn router() -> Router<Lab> {
+/// Every `/api` route, over the lab, each sandbox's requests rate-limited.
+pub fn router(lab: &Lab) -> Router<Lab> {
     Router::new()
         .route("/api/sandboxes", post(create))
         .route("/api/sandboxes/{id}/state", get(state))
@@ -39,6 +39,30 @@ pub fn router() -> Router<Lab> {
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/{*rest}", axum::routing::any(no_such_route))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .route_layer(axum::middleware::from_fn_with_state(
+            lab.clone(),
+            rate_limit,
+        ))
+}
+
+/// Each sandbox's requests pass its token bucket; past it, 429 with Retry-After.
+async fn rate_limit(
+    State(lab): State<Lab>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let sandbox = request
+        .uri()
+        .path()
+        .strip_prefix("/api/sandboxes/")
+        .and_then(|rest| rest.split('/').next())
+        .map(str::to_owned);
+    if let Some(id) = sandbox {
+        if let Err(e) = lab.admit(&id) {
+            return e.into_response();
+        }
+    }
+    next.run(request).await
 }
 
 /// `POST /api/sandboxes` `{"seed"?: u64, "paused"?: bool}` → 201 `{"id"}`. A sandbox starts live
@@ -193,6 +217,7 @@ async fn reset(State(lab): State<Lab>, Path(id): Path<String>) -> Result<StatusC
         (status = 409, description = "The same key is in progress", body = openapi::Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body over 64 KiB", body = openapi::Problem, content_type = "application/problem+json"),
         (status = 422, description = "The same key with another body, or insufficient funds (stored and replayed)", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "This sandbox sends too fast (Retry-After)", body = openapi::Problem, content_type = "application/problem+json"),
         (status = 504, description = "No answer in time: the outcome is unknown", body = openapi::Problem, content_type = "application/problem+json"),
     ))]
 async fn transfer(
