@@ -9,6 +9,7 @@ pub mod event;
 pub mod fault;
 pub mod layer;
 pub mod pipeline;
+pub mod run;
 pub mod safeguard;
 pub mod state;
 pub mod transfer;

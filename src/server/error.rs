@@ -24,6 +24,8 @@ pub enum LabError {
     Unauthorized,
     #[error("this sandbox is sending requests faster than the lab allows; retry in {0} s")]
     TooManyRequests(u64),
+    #[error("the run could not be replayed: {0}")]
+    RunDiverged(String),
     #[error("a store failed")]
     Store(#[from] sqlx::Error),
     #[error("a file operation failed")]
@@ -37,6 +39,7 @@ impl LabError {
             LabError::NotFound => 404,
             LabError::Unauthorized => 401,
             LabError::TooManyRequests(_) => 429,
+            LabError::RunDiverged(_) => 422,
             LabError::Invalid(_) | LabError::BadJson(_) | LabError::BadLastEventId => 400,
             LabError::BodyTooLarge(_) => 413,
             LabError::TooManySandboxes(_) | LabError::TooManyStreams(_) | LabError::Unavailable => {
@@ -52,6 +55,7 @@ impl LabError {
             LabError::NotFound => "unknown-sandbox",
             LabError::Unauthorized => "unknown-user",
             LabError::TooManyRequests(_) => "too-many-requests",
+            LabError::RunDiverged(_) => "run-diverged",
             LabError::Invalid(e) if e.field == "Idempotency-Key" => "invalid-idempotency-key",
             LabError::Invalid(_) => "invalid-field",
             LabError::BadJson(_) => "invalid-json",

@@ -26,6 +26,8 @@ use super::store::{StoreName, Stores};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
 use crate::domain::pipeline::Consumer;
+use crate::domain::run::{Run, RunInput};
+use crate::domain::TransferBody;
 use crate::domain::{
     Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, Layer, Outcome, Safeguard,
     Safeguards, SandboxState, TimelineEvent,
@@ -50,6 +52,8 @@ enum Command {
     State(oneshot::Sender<Result<SandboxState, LabError>>),
     Transfer(TransferRequest, oneshot::Sender<ApiReply>),
     StepTimes(oneshot::Sender<Result<Vec<StepTime>, LabError>>),
+    ExportRun(oneshot::Sender<Result<Run, LabError>>),
+    Rerun(Box<Run>, oneshot::Sender<Result<Run, LabError>>),
     Replay(
         Consumer,
         i64,
@@ -148,6 +152,16 @@ impl SandboxHandle {
     /// most first: where the time goes.
     pub async fn step_times(&self) -> Result<Vec<StepTime>, LabError> {
         self.ask(Command::StepTimes).await
+    }
+
+    /// The run so far: seed, timed inputs, where the clock stands, and the event log's hash.
+    pub async fn export_run(&self) -> Result<Run, LabError> {
+        self.ask(Command::ExportRun).await
+    }
+
+    /// Replays a run into this (new, paused) sandbox and returns the run it produced.
+    pub async fn rerun(&self, run: Run) -> Result<Run, LabError> {
+        self.ask(|tx| Command::Rerun(Box::new(run), tx)).await
     }
 
     /// The whole sandbox, between two steps.
@@ -454,6 +468,14 @@ impl Owner {
                     let r = self.replay(consumer, seconds_ago).await;
                     let _ = reply.send(r);
                 }
+                Command::ExportRun(reply) => {
+                    let r = self.export_run().await;
+                    let _ = reply.send(r);
+                }
+                Command::Rerun(run, reply) => {
+                    let r = self.rerun(*run).await;
+                    let _ = reply.send(r);
+                }
                 Command::StepTimes(reply) => {
                     let mut times: Vec<StepTime> = self.step_times.values().cloned().collect();
                     times.sort_by_key(|t| std::cmp::Reverse(t.total));
@@ -544,12 +566,14 @@ impl Owner {
             let before = self.sim.now();
             match command {
                 ClockCommand::Pause => {
+                    self.record_input(&command).await?;
                     self.anchor = None;
                     self.mode = ClockMode::Paused;
                     let e = self.lab_event(EventKind::ClockChanged, json!({"mode": "paused"}));
                     self.publish(vec![e]).await?;
                 }
                 ClockCommand::Resume => {
+                    self.record_input(&command).await?;
                     self.mode = ClockMode::Live;
                     self.anchor = Some((Instant::now(), before));
                     let e = self.lab_event(
@@ -559,6 +583,7 @@ impl Owner {
                     self.publish(vec![e]).await?;
                 }
                 ClockCommand::Speed { speed } => {
+                    self.record_input(&command).await?;
                     self.speed = speed;
                     if self.anchor.is_some() {
                         self.anchor = Some((Instant::now(), before));
@@ -652,6 +677,134 @@ impl Owner {
         self.save().await?;
         self.report_clock();
         Ok(offsets)
+    }
+
+    async fn export_run(&mut self) -> Result<Run, LabError> {
+        let lab = self.world.stores.pool(StoreName::Lab);
+        let rows: Vec<(i64, i64, String)> =
+            sqlx::query_as("SELECT at_ms, after_step, input FROM inputs ORDER BY id")
+                .fetch_all(lab)
+                .await?;
+        let inputs = rows
+            .into_iter()
+            .map(|(at_ms, after_step, input)| RunInput {
+                at_ms,
+                after_step: after_step as u64,
+                input: serde_json::from_str(&input).unwrap_or(serde_json::Value::Null),
+            })
+            .collect();
+        let c = self.sim.counters();
+        Ok(Run {
+            seed: self.seed,
+            inputs,
+            end_ms: c.now_ms,
+            end_steps: c.steps_run,
+            log_hash: self.log_hash().await?,
+        })
+    }
+
+    /// SHA-256 over the event log: each event's time, lane, kind, correlation, outcome and
+    /// details, one line each, in order. Ids are left out: they are the log's own numbering.
+    async fn log_hash(&self) -> Result<String, LabError> {
+        use sha2::{Digest, Sha256};
+        let rows: Vec<(i64, String, String, Option<String>, String, String)> = sqlx::query_as(
+            "SELECT at_ms, layer, kind, correlation, outcome, details FROM events ORDER BY id",
+        )
+        .fetch_all(self.world.stores.pool(StoreName::Lab))
+        .await?;
+        let mut hash = Sha256::new();
+        for row in rows {
+            hash.update(
+                serde_json::to_string(&row)
+                    .expect("rows serialise")
+                    .as_bytes(),
+            );
+            hash.update(b"\n");
+        }
+        Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    /// Runs steps until as many have run as `steps`, none later than `at_ms`, then stands the
+    /// clock at `at_ms`: exactly where the original run took its next input.
+    async fn drive_to(&mut self, at_ms: i64, steps: u64) -> Result<(), LabError> {
+        while self.sim.counters().steps_run < steps {
+            match self.sim.next_due() {
+                Some(due) if due <= at_ms => {
+                    self.run_until(Some(at_ms), 1).await?;
+                }
+                _ => {
+                    return Err(LabError::RunDiverged(format!(
+                        "the original had run {steps} steps by {at_ms} ms; this replay ran {}",
+                        self.sim.counters().steps_run
+                    )))
+                }
+            }
+        }
+        if at_ms < self.sim.now() {
+            return Err(LabError::RunDiverged(format!(
+                "input at {at_ms} ms is in this run's past"
+            )));
+        }
+        self.sim.settle_at(at_ms);
+        Ok(())
+    }
+
+    async fn rerun(&mut self, run: Run) -> Result<Run, LabError> {
+        if run.seed != self.seed {
+            return Err(LabError::RunDiverged("the sandbox has another seed".into()));
+        }
+        self.anchor = None;
+        self.mode = ClockMode::Paused;
+        for RunInput {
+            at_ms,
+            after_step,
+            input,
+        } in run.inputs
+        {
+            self.drive_to(at_ms, after_step).await?;
+            self.apply_input(input).await?;
+            // Clock inputs may set the clock live; the replay drives it itself.
+            self.anchor = None;
+        }
+        self.drive_to(run.end_ms, run.end_steps).await?;
+        self.mode = ClockMode::Paused;
+        self.save().await?;
+        self.report_clock();
+        self.export_run().await
+    }
+
+    async fn apply_input(&mut self, input: serde_json::Value) -> Result<(), LabError> {
+        let bad = |what: &str| LabError::RunDiverged(format!("cannot read input {what}"));
+        if let Some(t) = input.get("transfer") {
+            let body: TransferBody =
+                serde_json::from_value(t["body"].clone()).map_err(|_| bad("transfer"))?;
+            let (user, key, intent) = (t["user"].as_str(), t["key"].as_str(), t["intent"].as_str());
+            let (Some(user), Some(key), Some(intent)) = (user, key, intent) else {
+                return Err(bad("transfer"));
+            };
+            let request = TransferRequest::new(user, key.to_owned(), body, intent.to_owned());
+            // Nobody waits for the answer: the replay is the steps, not the caller.
+            let (reply, _) = oneshot::channel();
+            return self.accept_transfer(request, reply).await;
+        }
+        if let Some(body) = input.get("safeguards") {
+            return self.set_safeguards(body.clone()).await.map(|_| ());
+        }
+        if let Some(body) = input.get("faults") {
+            return self.set_faults(body.clone()).await.map(|_| ());
+        }
+        if let Some(r) = input.get("replay") {
+            let consumer = r["consumer"]
+                .as_str()
+                .and_then(Consumer::from_id)
+                .ok_or_else(|| bad("replay"))?;
+            let secs = r["from_seconds_ago"]
+                .as_i64()
+                .ok_or_else(|| bad("replay"))?;
+            return self.replay(consumer, secs).await.map(|_| ());
+        }
+        let command: ClockCommand = serde_json::from_value(input).map_err(|_| bad("clock"))?;
+        self.clock_commands(vec![command]).await.map(|_| ())
     }
 
     fn note_time(&mut self, name: &'static str, started: Instant) {

@@ -15,6 +15,7 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use crate::domain::pipeline::Consumer;
+use crate::domain::run::Run;
 use crate::domain::{
     expect_object, transfer, ClockCommand, ClockMode, ClockState, FieldError, Receipt,
     SandboxState, TransferBody,
@@ -36,6 +37,8 @@ pub fn router(lab: &Lab) -> Router<Lab> {
         .route("/api/sandboxes/{id}/events", get(sse::events))
         .route("/api/sandboxes/{id}/transfers", post(transfer))
         .route("/api/sandboxes/{id}/replay", post(replay))
+        .route("/api/sandboxes/{id}/run", get(export_run))
+        .route("/api/runs", post(import_run))
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/{*rest}", axum::routing::any(no_such_route))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -309,6 +312,41 @@ async fn replay(
         .map(|(p, o)| (p.to_string(), o.into()))
         .collect();
     Ok(Json(json!({"consumer": consumer, "offsets": offsets})))
+}
+
+/// The run so far: seed, timed inputs, clock, and the event log's hash.
+#[utoipa::path(get, path = "/api/sandboxes/{id}/run", tag = "runs",
+    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    responses(
+        (status = 200, body = Run),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
+async fn export_run(State(lab): State<Lab>, Path(id): Path<String>) -> Result<Json<Run>, LabError> {
+    Ok(Json(lab.get(&id).await?.export_run().await?))
+}
+
+/// Replays a run into a new sandbox (paused when done): the same seed and inputs give the same
+/// timeline, and the answer's `log_hash` says so.
+#[utoipa::path(post, path = "/api/runs", tag = "runs",
+    request_body = Run,
+    responses(
+        (status = 201, description = "The new sandbox and the run it produced", body = Object),
+        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The run cannot be replayed as recorded", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 503, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
+async fn import_run(
+    State(lab): State<Lab>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let run: Run = serde_json::from_value(json_body(body, false)?)
+        .map_err(|e| LabError::BadJson(format!("not a run: {e}")))?;
+    let sandbox = lab.create(Some(run.seed), ClockMode::Paused).await?;
+    let replayed = sandbox.rerun(run).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"id": sandbox.id, "log_hash": replayed.log_hash})),
+    ))
 }
 
 /// This document.

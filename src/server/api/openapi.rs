@@ -48,6 +48,8 @@ pub struct Created {
         super::sse::events,
         super::transfer,
         super::replay,
+        super::export_run,
+        super::import_run,
         super::openapi_json,
     ),
     components(schemas(
