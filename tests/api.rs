@@ -676,8 +676,32 @@ async fn pages_render_with_security_headers_and_lab_remembers_its_sandbox() {
 
     let page = lab.get(&location).await;
     assert_eq!(page.status(), StatusCode::OK);
+    let csp = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     let html = page.text().await.unwrap();
     assert!(html.contains("data-testid=\"clock\""));
+    // The CSP's nonce is the one on the page's inline scripts, and it changes per response.
+    let nonce = csp
+        .split("'nonce-")
+        .nth(1)
+        .unwrap()
+        .split('\'')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(nonce.len() >= 16, "{csp}");
+    assert!(
+        html.contains(&format!("nonce=\"{nonce}\"")),
+        "the page's scripts carry the nonce"
+    );
+    assert!(csp.contains("frame-ancestors 'none'"));
+    let again = lab.get(&location).await;
+    assert!(!again.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains(&nonce));
 
     let missing = lab.get("/no/such/page").await;
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);

@@ -28,10 +28,33 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
+/// The page's Content-Security-Policy: scripts only from this site or carrying this response's
+/// nonce (the hydration script), WebAssembly allowed to compile, nothing framed, nothing else
+/// from elsewhere.
+pub fn content_security_policy(nonce: &str) -> String {
+    format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+         style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+         object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+    )
+}
+
 /// The app: header, navigation and the routes.
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    // Every server-rendered page carries a CSP bound to the nonce its inline scripts use.
+    #[cfg(feature = "ssr")]
+    if let (Some(nonce), Some(response)) = (
+        leptos::nonce::use_nonce(),
+        use_context::<leptos_axum::ResponseOptions>(),
+    ) {
+        if let Ok(value) =
+            axum::http::HeaderValue::from_str(&content_security_policy(&nonce.to_string()))
+        {
+            response.insert_header(axum::http::header::CONTENT_SECURITY_POLICY, value);
+        }
+    }
     // Effects run only in the browser, so this marks the moment hydration has happened: tests
     // wait for it before they click, since a click before hydration is lost.
     Effect::new(move |_| {
