@@ -68,10 +68,7 @@ pub async fn pending(world: &LabWorld) -> Result<Vec<Step>, sqlx::Error> {
     let mut conn = world.stores.pool(StoreName::Broker).acquire().await?;
     for consumer in Consumer::ALL {
         let topic = consumer.topic();
-        let partitions: i64 = sqlx::query_scalar("SELECT partitions FROM topics WHERE name = ?1")
-            .bind(topic)
-            .fetch_one(&mut *conn)
-            .await?;
+        let partitions = broker::partitions(&mut conn, topic).await?.unwrap_or(0);
         for partition in 0..partitions {
             let at = broker::position(&mut conn, consumer.id(), topic, partition).await?;
             if at < broker::last_stable_offset(&mut conn, topic, partition).await? {
@@ -84,10 +81,8 @@ pub async fn pending(world: &LabWorld) -> Result<Vec<Step>, sqlx::Error> {
 }
 
 async fn partitions(world: &LabWorld, topic: &str) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT partitions FROM topics WHERE name = ?1")
-        .bind(topic)
-        .fetch_one(world.stores.pool(StoreName::Broker))
-        .await
+    let mut conn = world.stores.pool(StoreName::Broker).acquire().await?;
+    Ok(broker::partitions(&mut conn, topic).await?.unwrap_or(0))
 }
 
 async fn new_producer(

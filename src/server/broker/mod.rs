@@ -72,6 +72,29 @@ pub fn partition_for(key: &str, partitions: i64) -> i64 {
     (hash as i64).rem_euclid(partitions.max(1))
 }
 
+/// How many partitions a topic has, if it exists.
+pub async fn partitions(
+    conn: &mut SqliteConnection,
+    topic: &str,
+) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT partitions FROM topics WHERE name = ?1")
+        .bind(topic)
+        .fetch_optional(conn)
+        .await
+}
+
+async fn ensure_open(conn: &mut SqliteConnection, txn: i64) -> Result<(), BrokerError> {
+    let state: Option<String> =
+        sqlx::query_scalar("SELECT state FROM transactions WHERE txn_id = ?1")
+            .bind(txn)
+            .fetch_optional(conn)
+            .await?;
+    match state.as_deref() {
+        Some("ONGOING") => Ok(()),
+        _ => Err(BrokerError::TransactionClosed),
+    }
+}
+
 /// Starts a producer. Without a transactional id it is a new idempotent producer (a fresh id,
 /// as a restarted process gets). With one, the producer of that id is taken over: its epoch goes
 /// up, which fences the old instance out, and a transaction it left open is aborted.
@@ -147,20 +170,11 @@ pub async fn produce(
     now_ms: i64,
 ) -> Result<Appended, BrokerError> {
     check_epoch(conn, producer).await?;
-    let partitions: i64 = sqlx::query_scalar("SELECT partitions FROM topics WHERE name = ?1")
-        .bind(topic)
-        .fetch_optional(&mut *conn)
+    let partitions = partitions(conn, topic)
         .await?
         .ok_or_else(|| BrokerError::UnknownTopic(topic.to_owned()))?;
     if let Some(txn) = txn {
-        let open: Option<String> =
-            sqlx::query_scalar("SELECT state FROM transactions WHERE txn_id = ?1")
-                .bind(txn)
-                .fetch_optional(&mut *conn)
-                .await?;
-        if open.as_deref() != Some("ONGOING") {
-            return Err(BrokerError::TransactionClosed);
-        }
+        ensure_open(conn, txn).await?;
     }
     let partition = partition_for(key, partitions);
     if let Some(seq) = sequence {
@@ -364,14 +378,7 @@ pub async fn end_transaction(
     commit: bool,
     now_ms: i64,
 ) -> Result<(), BrokerError> {
-    let state: Option<String> =
-        sqlx::query_scalar("SELECT state FROM transactions WHERE txn_id = ?1")
-            .bind(txn)
-            .fetch_optional(&mut *conn)
-            .await?;
-    if state.as_deref() != Some("ONGOING") {
-        return Err(BrokerError::TransactionClosed);
-    }
+    ensure_open(conn, txn).await?;
     let touched: Vec<(String, i64)> = sqlx::query_as(
         "SELECT DISTINCT topic, partition FROM records WHERE txn_id = ?1 AND control IS NULL
          ORDER BY topic, partition",
