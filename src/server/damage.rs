@@ -1,45 +1,23 @@
 //! The damage meter, derived from the stores every time it is read: nothing is counted on the
 //! side. Intents come from the lab store (ground truth no guard reads); debits from the
-//! payment ledger; credits and SMS from the wallet and SMS stores.
+//! payment ledger; credits and SMS from the wallet and SMS stores. Each store is read once and
+//! every figure is derived from those rows.
 
 use std::collections::{HashMap, HashSet};
 
 use super::store::{StoreName, Stores};
 use crate::domain::Damage;
 
-pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
-    let count = |store: StoreName, sql: &'static str| async move {
-        sqlx::query_scalar::<_, i64>(sql)
-            .fetch_one(stores.pool(store))
-            .await
-    };
-    let intents = count(StoreName::Lab, "SELECT COUNT(*) FROM intents").await?;
-    let debits = count(
-        StoreName::Payments,
-        "SELECT COUNT(*) FROM ledger WHERE amount < 0",
-    )
-    .await?;
-    // Debits beyond the first for one intent.
-    let double_charges = count(
-        StoreName::Payments,
-        "SELECT COALESCE(SUM(n - 1), 0) FROM
-           (SELECT COUNT(*) AS n FROM ledger WHERE amount < 0 GROUP BY lab_intent)",
-    )
-    .await?;
-    let credits = count(StoreName::Wallet, "SELECT COUNT(*) FROM credits").await?;
-    let double_credits = count(
-        StoreName::Wallet,
-        "SELECT COALESCE(SUM(n - 1), 0) FROM (SELECT COUNT(*) AS n FROM credits GROUP BY transfer_id)",
-    )
-    .await?;
-    let sms = count(StoreName::Sms, "SELECT COUNT(*) FROM sms").await?;
-    let duplicate_sms = count(
-        StoreName::Sms,
-        "SELECT COALESCE(SUM(n - 1), 0) FROM (SELECT COUNT(*) AS n FROM sms GROUP BY transfer_id)",
-    )
-    .await?;
+/// Rows beyond the first, summed over groups: the duplicates in a set of per-key counts.
+fn beyond_first<'a>(counts: impl Iterator<Item = &'a i64>) -> i64 {
+    counts.map(|n| n - 1).sum()
+}
 
-    // Which intent each debit came from, and which transfers went wrong downstream.
+pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
+    let intents: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM intents")
+        .fetch_one(stores.pool(StoreName::Lab))
+        .await?;
+    // Which intent each debit came from, and how much it took.
     let debited: Vec<(String, String, i64)> =
         sqlx::query_as("SELECT transfer_id, lab_intent, -amount FROM ledger WHERE amount < 0")
             .fetch_all(stores.pool(StoreName::Payments))
@@ -56,6 +34,7 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
     .await?
     .into_iter()
     .collect();
+    // (rows, amount) per transfer in the wallet's credits and the SMS service's messages.
     let per_transfer = |store: StoreName, sql: &'static str| async move {
         let rows: Vec<(String, i64, i64)> =
             sqlx::query_as(sql).fetch_all(stores.pool(store)).await?;
@@ -99,16 +78,27 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
     let credited_total: i64 = credited.values().map(|(_, a)| a).sum();
     Ok(Damage {
         intents,
-        debits,
-        double_charges,
-        credits,
-        double_credits,
-        sms,
-        duplicate_sms,
+        debits: debited.len() as i64,
+        double_charges: beyond_first(debits_per_intent.values()),
+        credits: credited.values().map(|(n, _)| n).sum(),
+        double_credits: beyond_first(credited.values().map(|(n, _)| n)),
+        sms: texted.values().map(|(n, _)| n).sum(),
+        duplicate_sms: beyond_first(texted.values().map(|(n, _)| n)),
         lost_events,
         // Tithi's credits against Shimul's debits: positive when a duplicate credit made money,
         // negative when an event was lost (or is still on its way).
         money_created: credited_total - debited_total,
         support_tickets: damaged.len() as i64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicates_are_the_rows_beyond_the_first_of_each_group() {
+        assert_eq!(beyond_first([1, 3, 1, 2].iter()), 3);
+        assert_eq!(beyond_first(std::iter::empty()), 0);
+    }
 }
