@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use super::payments::{ApiReply, ApiStep, Req};
+use super::payments::{ApiReply, ApiStep, Attempt, Req};
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
 use crate::domain::{EventKind, Layer, Outcome};
@@ -295,12 +295,12 @@ fn route(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut Cx<'_
     }
     cx.schedule_in(
         0,
-        Step::Api(ApiStep::Receive {
+        Step::Api(ApiStep::Receive(Attempt {
             call,
             attempt,
             instance,
             req,
-        }),
+        })),
     );
 }
 

@@ -96,21 +96,21 @@ impl ApiReply {
     }
 }
 
+/// One delivery of a call to an instance: what both of its steps work on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    pub call: u64,
+    /// 1 for the first delivery, 2 for the load balancer's retry.
+    pub attempt: u32,
+    pub instance: u32,
+    pub req: Req,
+}
+
 /// The two steps an instance runs for one request.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ApiStep {
-    Receive {
-        call: u64,
-        attempt: u32,
-        instance: u32,
-        req: Req,
-    },
-    Complete {
-        call: u64,
-        attempt: u32,
-        instance: u32,
-        req: Req,
-    },
+    Receive(Attempt),
+    Complete(Attempt),
 }
 
 /// Whether a crash point fires now. `once` fires and turns itself off.
@@ -137,18 +137,8 @@ pub async fn run(
     cx: &mut Cx<'_, Step>,
 ) -> Result<(), sqlx::Error> {
     match step {
-        ApiStep::Receive {
-            call,
-            attempt,
-            instance,
-            req,
-        } => receive(world, call, attempt, instance, req, cx).await,
-        ApiStep::Complete {
-            call,
-            attempt,
-            instance,
-            req,
-        } => complete(world, call, attempt, instance, req, cx).await,
+        ApiStep::Receive(a) => receive(world, a, cx).await,
+        ApiStep::Complete(a) => complete(world, a, cx).await,
     }
 }
 
@@ -167,12 +157,15 @@ fn answer(cx: &mut Cx<'_, Step>, call: u64, attempt: u32, req: &Req, reply: ApiR
 
 async fn receive(
     world: &mut LabWorld,
-    call: u64,
-    attempt: u32,
-    instance: u32,
-    req: Req,
+    a: Attempt,
     cx: &mut Cx<'_, Step>,
 ) -> Result<(), sqlx::Error> {
+    let Attempt {
+        call,
+        attempt,
+        instance,
+        req,
+    } = a;
     let now = cx.now();
     let key = Some(req.key.clone());
     let details = |extra: serde_json::Value| {
@@ -294,24 +287,27 @@ async fn receive(
     let latency = world.faults.gateway_latency_ms;
     cx.schedule_in(
         latency,
-        Step::Api(ApiStep::Complete {
+        Step::Api(ApiStep::Complete(Attempt {
             call,
             attempt,
             instance,
             req,
-        }),
+        })),
     );
     Ok(())
 }
 
 async fn complete(
     world: &mut LabWorld,
-    call: u64,
-    attempt: u32,
-    instance: u32,
-    req: Req,
+    a: Attempt,
     cx: &mut Cx<'_, Step>,
 ) -> Result<(), sqlx::Error> {
+    let Attempt {
+        call,
+        attempt,
+        instance,
+        req,
+    } = a;
     let now = cx.now();
     let key = Some(req.key.clone());
     let transfer_id = if world.safeguards.is_on(Safeguard::LedgerUnique) {
