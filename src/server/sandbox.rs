@@ -19,7 +19,7 @@ use super::broker;
 use super::error::LabError;
 use super::jobs::Job;
 use super::network::{NetStep, Network};
-use super::payments::{ApiReply, TransferRequest};
+use super::payments::{ledger, ApiReply, TransferRequest};
 use super::pipeline::{self, Pipeline};
 use super::sim::{NewEvent, Sim, SimCounters};
 use super::store::{StoreName, Stores};
@@ -172,11 +172,6 @@ impl SandboxHandle {
     /// Whether the owner task is still running (it stops on shutdown, or when a store fails).
     pub fn is_alive(&self) -> bool {
         !self.commands.is_closed()
-    }
-
-    /// The clock as last reported, without waiting for the owner.
-    pub fn clock_now(&self) -> ClockState {
-        *self.clock.borrow()
     }
 
     /// Watches the clock: a new value after every change of mode, speed or time.
@@ -558,6 +553,10 @@ impl Owner {
         &mut self,
         commands: Vec<ClockCommand>,
     ) -> Result<ClockState, LabError> {
+        if commands.is_empty() {
+            // A read of the clock (every lab page render asks for it) changes and saves nothing.
+            return Ok(self.report_clock());
+        }
         let commands = commands
             .into_iter()
             .map(ClockCommand::validate)
@@ -886,13 +885,8 @@ impl Owner {
 
     async fn state(&mut self) -> Result<SandboxState, LabError> {
         let stores = &self.world.stores;
-        let payments: Vec<(String, i64)> = sqlx::query_as(
-            "SELECT a.user_id, a.opening_balance + COALESCE(SUM(l.amount), 0)
-             FROM accounts a LEFT JOIN ledger l ON l.user_id = a.user_id
-             GROUP BY a.user_id ORDER BY a.user_id",
-        )
-        .fetch_all(stores.pool(StoreName::Payments))
-        .await?;
+        let payments =
+            ledger::balances(&mut *stores.pool(StoreName::Payments).acquire().await?).await?;
         let wallet: Vec<(String, i64)> = sqlx::query_as(
             "SELECT w.user_id, w.opening_balance + COALESCE(SUM(c.amount), 0)
              FROM wallets w LEFT JOIN credits c ON c.user_id = w.user_id

@@ -52,6 +52,17 @@ pub async fn balance(conn: &mut SqliteConnection, user: &str) -> Result<i64, sql
     .await
 }
 
+/// Every account's balance, by user: opening balance plus the sum of its ledger rows.
+pub async fn balances(conn: &mut SqliteConnection) -> Result<Vec<(String, i64)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT a.user_id, a.opening_balance + COALESCE(SUM(l.amount), 0)
+         FROM accounts a LEFT JOIN ledger l ON l.user_id = a.user_id
+         GROUP BY a.user_id ORDER BY a.user_id",
+    )
+    .fetch_all(conn)
+    .await
+}
+
 /// The next receipt number: TXN-88412 for the sandbox's first debit, counting up.
 pub async fn next_txn(conn: &mut SqliteConnection) -> Result<String, sqlx::Error> {
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM ledger")

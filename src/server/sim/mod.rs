@@ -186,10 +186,6 @@ impl<S: Send> Sim<S> {
         self.queue.peek().map(|e| e.at_ms)
     }
 
-    pub fn queued(&self) -> usize {
-        self.queue.len()
-    }
-
     /// Adds a step at a virtual time (never earlier than now). Steps at the same time run in the
     /// order they were scheduled.
     pub fn schedule_at(&mut self, at_ms: i64, step: S) {
