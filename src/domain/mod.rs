@@ -8,6 +8,7 @@ pub mod clock;
 pub mod event;
 pub mod fault;
 pub mod layer;
+pub mod phone;
 pub mod pipeline;
 pub mod run;
 pub mod safeguard;

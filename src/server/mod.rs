@@ -2,6 +2,7 @@
 //! and the HTTP adapters over them.
 
 pub mod api;
+pub mod attacks;
 pub mod broker;
 pub mod config;
 pub mod damage;

@@ -1,0 +1,223 @@
+//! Shimul's PocketPay app as client logic: what it keeps about a transfer it has started, and
+//! what it makes of each answer. The browser runs this (compiled to Wasm); tests run it here.
+
+use serde::{Deserialize, Serialize};
+
+use super::transfer::Receipt;
+
+/// A transfer the app has started and does not yet know the outcome of. With `key_persistence`
+/// on it is saved in browser storage, so closing and reopening the app resumes it with the same
+/// Idempotency-Key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    /// The Idempotency-Key made at the confirm tap (UUID v4).
+    pub key: String,
+    pub to: String,
+    pub amount: i64,
+    /// Requests sent for it so far (taps and automatic retries).
+    pub requests: u32,
+}
+
+/// What one HTTP answer means to the app.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum Answer {
+    /// The money moved: a receipt (maybe the stored one, replayed).
+    Receipt { receipt: Receipt, replayed: bool },
+    /// The server says this exact transfer was already made (the ledger caught a repeat).
+    AlreadyMade,
+    /// Refused for good; nothing moved: insufficient funds, a key reused with another amount,
+    /// a bad request.
+    Refused { status: u16, kind: String },
+    /// The same key is still being processed: the outcome is not known yet.
+    InProgress,
+    /// Too many requests, or the lab is busy: nothing happened, try again later.
+    TryLater,
+    /// No answer in time (a timeout or a 504): the phone cannot know whether money moved.
+    NoAnswer,
+}
+
+impl Answer {
+    /// Reads a status and body as the app's HTTP library hands them over.
+    pub fn read(status: u16, body: &str, replayed: bool) -> Answer {
+        let kind = || {
+            serde_json::from_str::<serde_json::Value>(body)
+                .ok()
+                .and_then(|v| v["type"].as_str().map(str::to_owned))
+                .and_then(|t| t.rsplit(':').next().map(str::to_owned))
+                .unwrap_or_default()
+        };
+        match status {
+            200 | 201 => match serde_json::from_str::<Receipt>(body) {
+                Ok(receipt) => Answer::Receipt { receipt, replayed },
+                Err(_) => Answer::NoAnswer,
+            },
+            409 if kind() == "duplicate-transfer" => Answer::AlreadyMade,
+            409 => Answer::InProgress,
+            429 | 503 => Answer::TryLater,
+            502 | 504 => Answer::NoAnswer,
+            400..=499 => Answer::Refused {
+                status,
+                kind: kind(),
+            },
+            _ => Answer::NoAnswer,
+        }
+    }
+
+    /// Whether the app now knows the transfer's outcome (and can forget its pending key).
+    pub fn is_final(&self) -> bool {
+        matches!(
+            self,
+            Answer::Receipt { .. } | Answer::AlreadyMade | Answer::Refused { .. }
+        )
+    }
+
+    /// Whether the HTTP library retries on its own after this answer (a timeout only: it
+    /// cannot know the request failed, and resending the same request is what libraries do).
+    pub fn library_retries(&self) -> bool {
+        matches!(self, Answer::NoAnswer)
+    }
+}
+
+/// Which key a tap sends: the pending one when the app keeps keys (`key_persistence`), a fresh
+/// one per tap when it does not: then the server sees every tap as a new transfer.
+pub fn key_for_tap(key_persistence: bool, pending: Option<&Pending>, fresh: String) -> String {
+    match pending {
+        Some(p) if key_persistence => p.key.clone(),
+        _ => fresh,
+    }
+}
+
+/// A whole-taka amount typed by the user, or why it cannot be sent.
+pub fn parse_amount(text: &str) -> Result<i64, AmountError> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(AmountError::Empty);
+    }
+    let ascii: String = t
+        .chars()
+        .filter(|c| *c != ',')
+        .map(|c| match c {
+            '০'..='৯' => char::from_u32('0' as u32 + (c as u32 - '০' as u32)).unwrap_or(c),
+            _ => c,
+        })
+        .collect();
+    let n: i64 = ascii.parse().map_err(|_| AmountError::NotWhole)?;
+    if n < 1 {
+        Err(AmountError::TooSmall)
+    } else if n > super::transfer::MAX_AMOUNT {
+        Err(AmountError::TooLarge)
+    } else {
+        Ok(n)
+    }
+}
+
+/// Why an amount cannot be sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AmountError {
+    Empty,
+    NotWhole,
+    TooSmall,
+    TooLarge,
+}
+
+impl AmountError {
+    /// The message id of the explanation (`locales/*/main.ftl`).
+    pub fn message_id(self) -> &'static str {
+        match self {
+            AmountError::Empty => "amount-empty",
+            AmountError::NotWhole => "amount-not-whole",
+            AmountError::TooSmall => "amount-too-small",
+            AmountError::TooLarge => "amount-too-large",
+        }
+    }
+}
+
+/// The crafted attacks of the network panel: a buggy client, not Shimul's app.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Attack {
+    /// Scenario 3: one key sent twice, the second 50 ms (virtual) after the first.
+    Race,
+    /// Scenario 4: one key sent with ৳500, then again with ৳5,000.
+    ReusedKey,
+}
+
+/// One request of an attack and what came back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttackAnswer {
+    pub amount: i64,
+    pub at_ms: i64,
+    pub status: u16,
+    pub answer: Answer,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn receipt_body() -> String {
+        r#"{"txn":"TXN-88412","from":"shimul","to":"tithi","amount":500,"balance":1500}"#.into()
+    }
+
+    #[test]
+    fn answers_read_as_the_app_understands_them() {
+        assert!(matches!(
+            Answer::read(201, &receipt_body(), true),
+            Answer::Receipt { replayed: true, .. }
+        ));
+        let problem = |kind: &str| format!(r#"{{"type":"urn:pocketpay-lab:problem:{kind}"}}"#);
+        assert_eq!(
+            Answer::read(409, &problem("idempotency-key-in-progress"), false),
+            Answer::InProgress
+        );
+        assert_eq!(
+            Answer::read(409, &problem("duplicate-transfer"), false),
+            Answer::AlreadyMade
+        );
+        assert_eq!(
+            Answer::read(422, &problem("insufficient-funds"), false),
+            Answer::Refused {
+                status: 422,
+                kind: "insufficient-funds".into()
+            }
+        );
+        assert_eq!(
+            Answer::read(504, &problem("no-response"), false),
+            Answer::NoAnswer
+        );
+        assert_eq!(Answer::read(429, "", false), Answer::TryLater);
+        // A success the app cannot read is no receipt: it still does not know.
+        assert_eq!(Answer::read(201, "garbage", false), Answer::NoAnswer);
+        assert!(Answer::NoAnswer.library_retries());
+        assert!(!Answer::InProgress.library_retries());
+        assert!(!Answer::InProgress.is_final());
+        assert!(Answer::AlreadyMade.is_final());
+    }
+
+    #[test]
+    fn a_kept_key_is_reused_and_a_lost_one_is_not() {
+        let pending = Pending {
+            key: "k1".into(),
+            to: "tithi".into(),
+            amount: 500,
+            requests: 1,
+        };
+        assert_eq!(key_for_tap(true, Some(&pending), "k2".into()), "k1");
+        assert_eq!(key_for_tap(false, Some(&pending), "k2".into()), "k2");
+        assert_eq!(key_for_tap(true, None, "k2".into()), "k2");
+    }
+
+    #[test]
+    fn amounts_are_whole_taka_in_either_script() {
+        assert_eq!(parse_amount("500"), Ok(500));
+        assert_eq!(parse_amount(" ৫০০ "), Ok(500));
+        assert_eq!(parse_amount("5,000"), Ok(5_000));
+        assert_eq!(parse_amount(""), Err(AmountError::Empty));
+        assert_eq!(parse_amount("12.5"), Err(AmountError::NotWhole));
+        assert_eq!(parse_amount("abc"), Err(AmountError::NotWhole));
+        assert_eq!(parse_amount("0"), Err(AmountError::TooSmall));
+        assert_eq!(parse_amount("-5"), Err(AmountError::TooSmall));
+        assert_eq!(parse_amount("1000001"), Err(AmountError::TooLarge));
+    }
+}
