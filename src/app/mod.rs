@@ -2,9 +2,11 @@
 
 mod format;
 mod home;
+pub mod i18n;
 pub mod lab;
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 use leptos_meta::{provide_meta_context, Link, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::path;
@@ -13,7 +15,7 @@ use leptos_router::path;
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     view! {
         <!DOCTYPE html>
-        <html lang="bn">
+        <html>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -65,27 +67,49 @@ pub fn App() -> impl IntoView {
     view! {
         <Stylesheet id="leptos" href="/pkg/pocketpay-lab.css" />
         <Link rel="icon" href="/favicon.ico" />
-        <Title text="PocketPay Idempotency Lab" />
-        <Router>
-            <header class="topbar">
-                <A href="/" attr:class="brand">
-                    <span class="brand-mark" aria-hidden="true">"৳"</span>
-                    <span>"পকেটপে আইডেমপোটেন্সি ল্যাব"</span>
-                </A>
-                <nav aria-label="প্রধান">
-                    <A href="/">"শুরু"</A>
-                    // A full page load: /lab is answered by the server, which finds or makes
-                    // this browser's sandbox.
-                    <a href="/lab" rel="external">"ল্যাব"</a>
-                </nav>
-            </header>
-            <main id="main">
-                <Routes fallback=|| view! { <NotFound /> }>
-                    <Route path=path!("/") view=home::Home />
-                    <Route path=path!("/lab/:id") view=lab::LabPage />
-                </Routes>
-            </main>
-        </Router>
+        <i18n::I18nProvider>
+            <Title text=move || tr!("app-title") />
+            <Router>
+                <a class="skip-link" href="#main">{move || tr!("skip-to-content")}</a>
+                <header class="topbar">
+                    <A href="/" attr:class="brand">
+                        <span class="brand-mark" aria-hidden="true">"৳"</span>
+                        <span>{move || tr!("app-name")}</span>
+                    </A>
+                    <nav aria-label=move || tr!("nav-label")>
+                        <A href="/">{move || tr!("nav-home")}</A>
+                        // A full page load: /lab is answered by the server, which finds or makes
+                        // this browser's sandbox.
+                        <a href="/lab" rel="external">{move || tr!("nav-lab")}</a>
+                        <LangSwitch />
+                    </nav>
+                </header>
+                <main id="main" tabindex="-1">
+                    <Routes fallback=|| view! { <NotFound /> }>
+                        <Route path=path!("/") view=home::Home />
+                        <Route path=path!("/lab/:id") view=lab::LabPage />
+                    </Routes>
+                </main>
+            </Router>
+        </i18n::I18nProvider>
+    }
+}
+
+/// The language switch: names the other language in that language, so a reader of either
+/// finds it.
+#[component]
+fn LangSwitch() -> impl IntoView {
+    view! {
+        <button
+            type="button"
+            class="lang-switch"
+            data-testid="lang-switch"
+            lang=move || if i18n::is_bn() { "en" } else { "bn" }
+            aria-label=move || tr!("lang-switch-label")
+            on:click=move |_| i18n::toggle_language()
+        >
+            {move || tr!("lang-switch")}
+        </button>
     }
 }
 
@@ -97,8 +121,8 @@ fn NotFound() -> impl IntoView {
     }
     view! {
         <section class="panel">
-            <h1>"পাতাটি পাওয়া যায়নি"</h1>
-            <p>"এই ঠিকানায় কিছু নেই। " <A href="/">"শুরুর পাতায় ফিরে যান"</A> "।"</p>
+            <h1>{move || tr!("not-found-title")}</h1>
+            <p>{move || tr!("not-found-text")} " " <A href="/">{move || tr!("not-found-home")}</A></p>
         </section>
     }
 }

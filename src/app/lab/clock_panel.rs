@@ -2,6 +2,7 @@
 //! step, speed, jump).
 
 use leptos::prelude::*;
+use leptos_fluent::tr;
 
 use super::clock_control;
 use super::stream::LabStream;
@@ -13,7 +14,8 @@ use crate::domain::{ClockCommand, ClockMode};
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
 
 #[component]
-pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
+pub fn ClockPanel(live: LabStream) -> impl IntoView {
+    let id = live.sandbox();
     let LabStream {
         clock, clock_at, ..
     } = live.clone();
@@ -55,7 +57,7 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
                         live.set_clock(c);
                         error.set(None);
                     }
-                    Err(e) => error.set(Some(format!("ঘড়ি বদলানো গেল না: {e}"))),
+                    Err(e) => error.set(Some(super::controls::server_error(&e.to_string()))),
                 }
                 busy.set(false);
             });
@@ -99,8 +101,8 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
     };
 
     view! {
-        <section class="panel clock-panel" aria-labelledby="clock-title">
-            <h2 id="clock-title">"ভার্চুয়াল ঘড়ি"</h2>
+        <section class="clock-panel" aria-labelledby="clock-title">
+            <h3 id="clock-title">{move || tr!("clock-title")}</h3>
             <p
                 class="clock-face"
                 data-testid="clock"
@@ -115,18 +117,18 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
                 {move || {
                     let c = clock.get();
                     match c.mode {
-                        ClockMode::Live => format!("চলছে, গতি {}", speed_text(c.speed)),
-                        ClockMode::Paused => "থেমে আছে".to_owned(),
+                        ClockMode::Live => tr!("clock-live", { "speed" => speed_text(c.speed) }),
+                        ClockMode::Paused => tr!("clock-paused"),
                     }
                 }}
             </p>
             <p class="hint">
                 {move || match clock.get().next_due_ms {
-                    Some(at) => format!("পরের নির্ধারিত ধাপ: {}", clock_text(at)),
-                    None => "কোনো ধাপ নির্ধারিত নেই".to_owned(),
+                    Some(at) => tr!("clock-next", { "at" => clock_text(at) }),
+                    None => tr!("clock-nothing-due"),
                 }}
             </p>
-            <div class="controls" role="group" aria-label="ঘড়ির নিয়ন্ত্রণ">
+            <div class="controls" role="group" aria-label=move || tr!("clock-controls")>
                 <button
                     type="button"
                     data-testid="pause"
@@ -135,9 +137,9 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
                     disabled=move || busy.get()
                 >
                     {move || if paused() {
-                        view! { <Icon shape=IconShape::Play /> "চালু করুন" }.into_any()
+                        view! { <Icon shape=IconShape::Play /> {move || tr!("clock-resume")} }.into_any()
                     } else {
-                        view! { <Icon shape=IconShape::Pause /> "থামান" }.into_any()
+                        view! { <Icon shape=IconShape::Pause /> {move || tr!("clock-pause")} }.into_any()
                     }}
                 </button>
                 <button
@@ -145,20 +147,20 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
                     data-testid="step"
                     on:click=step
                     disabled=move || busy.get() || clock.get().next_due_ms.is_none()
-                    title="পরের নির্ধারিত ধাপটি চালান"
+                    title=move || tr!("clock-step-title")
                 >
                     <Icon shape=IconShape::Step />
-                    "এক ধাপ"
+                    {move || tr!("clock-step")}
                 </button>
                 <label class="speed">
-                    "গতি "
+                    {move || tr!("clock-speed")}
                     <select data-testid="speed" on:change=on_speed disabled=move || busy.get()>
                         {SPEEDS
                             .into_iter()
                             .map(|s| {
                                 view! {
                                     <option value=s.to_string() selected=move || clock.get().speed == s>
-                                        {speed_text(s)}
+                                        {move || speed_text(s)}
                                     </option>
                                 }
                             })
@@ -166,15 +168,15 @@ pub fn ClockPanel(id: String, live: LabStream) -> impl IntoView {
                     </select>
                 </label>
             </div>
-            <div class="controls" role="group" aria-label="সময় এগিয়ে নিন">
+            <div class="controls" role="group" aria-label=move || tr!("clock-jump")>
                 <button type="button" data-testid="jump-minute" on:click=jump_min disabled=move || busy.get()>
-                    "+১ মিনিট"
+                    {move || tr!("jump-minute")}
                 </button>
                 <button type="button" data-testid="jump-hour" on:click=jump_hour disabled=move || busy.get()>
-                    "+১ ঘণ্টা"
+                    {move || tr!("jump-hour")}
                 </button>
                 <button type="button" data-testid="jump-day" on:click=jump_day disabled=move || busy.get()>
-                    "+১ দিন"
+                    {move || tr!("jump-day")}
                 </button>
             </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}

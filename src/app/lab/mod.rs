@@ -1,31 +1,71 @@
-//! The lab screen at `/lab/{id}`: one sandbox, live.
+//! The lab screen at `/lab/{id}`: one sandbox, live. Shimul's phone, the network, Tithi's
+//! phone, the timeline, the damage meter, the inspector and the instructor's panel, each a
+//! component of its own, all fed by one [`stream::LabStream`].
+//!
+//! The server functions below are thin adapters over the sandbox's service calls; the phone
+//! alone talks to the payment API over HTTP, as a real app would.
 
 mod clock_panel;
+mod controls;
+mod damage;
 mod event_list;
+mod inspector;
+mod instructor;
+mod network;
+mod phone;
 mod stream;
+mod tithi;
 
 use leptos::prelude::*;
 use leptos::server_fn;
+use leptos_fluent::tr;
 use leptos_router::hooks::use_params_map;
 
-use crate::domain::{ClockCommand, ClockState};
-use clock_panel::ClockPanel;
+use crate::domain::phone::{Attack, AttackAnswer};
+use crate::domain::{ClockCommand, ClockState, Faults, Safeguards, SandboxState};
+use damage::DamageMeter;
 use event_list::EventList;
+use inspector::Inspector;
+use instructor::InstructorPanel;
+use network::NetworkPanel;
+use phone::ShimulPhone;
+use tithi::TithiPhone;
 
-/// The clock of a sandbox, or `None` when there is no sandbox with that id.
+/// Rows per table the screen reads; the newest ones.
+pub const ROWS_PER_TABLE: usize = 100;
+
+/// The whole sandbox (each table cut to its newest [`ROWS_PER_TABLE`] rows), or `None` when
+/// there is no sandbox with that id.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn get_clock(sandbox: String) -> Result<Option<ClockState>, ServerFnError> {
+pub async fn get_state(sandbox: String) -> Result<Option<SandboxState>, ServerFnError> {
     use crate::server::{error::LabError, web::AppState};
     let state = expect_context::<AppState>();
     match state.lab.get(&sandbox).await {
-        Ok(s) => Ok(Some(
-            s.clock(vec![])
+        Ok(s) => {
+            let mut st = s
+                .state()
                 .await
-                .map_err(|e| ServerFnError::new(e.to_string()))?,
-        )),
+                .map_err(|e| ServerFnError::new(e.to_string()))?;
+            for rows in st.tables.values_mut() {
+                if rows.len() > ROWS_PER_TABLE {
+                    rows.drain(..rows.len() - ROWS_PER_TABLE);
+                }
+            }
+            Ok(Some(st))
+        }
         Err(LabError::NotFound) => Ok(None),
         Err(e) => Err(ServerFnError::new(e.to_string())),
     }
+}
+
+#[cfg(feature = "ssr")]
+async fn sandbox_of(id: &str) -> Result<crate::server::sandbox::SandboxHandle, ServerFnError> {
+    let state = expect_context::<crate::server::web::AppState>();
+    state
+        .lab
+        .get(id)
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))
 }
 
 /// Applies one clock control to a sandbox and returns the clock after it.
@@ -34,35 +74,115 @@ pub async fn clock_control(
     sandbox: String,
     command: ClockCommand,
 ) -> Result<ClockState, ServerFnError> {
-    use crate::server::web::AppState;
-    let state = expect_context::<AppState>();
-    let s = state
-        .lab
-        .get(&sandbox)
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
-    s.clock(vec![command])
+    sandbox_of(&sandbox)
+        .await?
+        .clock(vec![command])
         .await
         .map_err(|e| ServerFnError::new(e.to_string()))
+}
+
+/// Switches safeguards (the body of `PUT …/safeguards`) and returns them all.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn change_safeguards(
+    sandbox: String,
+    changes: serde_json::Value,
+) -> Result<Safeguards, ServerFnError> {
+    sandbox_of(&sandbox)
+        .await?
+        .set_safeguards(changes)
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))
+}
+
+/// Sets faults (the body of `PUT …/faults`) and returns them all.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn change_faults(
+    sandbox: String,
+    changes: serde_json::Value,
+) -> Result<Faults, ServerFnError> {
+    sandbox_of(&sandbox)
+        .await?
+        .set_faults(changes)
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))
+}
+
+/// Back to the lesson's start.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn reset_sandbox(sandbox: String) -> Result<(), ServerFnError> {
+    sandbox_of(&sandbox)
+        .await?
+        .reset()
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))
+}
+
+/// Runs one of the network panel's crafted attacks and returns what each request got back.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn crafted_attack(
+    sandbox: String,
+    attack: Attack,
+) -> Result<Vec<AttackAnswer>, ServerFnError> {
+    let s = sandbox_of(&sandbox).await?;
+    crate::server::attacks::run(&s, attack)
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))
+}
+
+/// Rewinds a consumer group `seconds_ago` virtual seconds: a replay.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn replay_consumer(
+    sandbox: String,
+    consumer: String,
+    seconds_ago: i64,
+) -> Result<(), ServerFnError> {
+    use crate::domain::pipeline::Consumer;
+    let consumer = Consumer::from_id(&consumer)
+        .ok_or_else(|| ServerFnError::new("expected wallet, sms or fraud"))?;
+    if !(0..=crate::domain::clock::MAX_ADVANCE_SECONDS).contains(&seconds_ago) {
+        return Err(ServerFnError::new("from_seconds_ago is out of range"));
+    }
+    sandbox_of(&sandbox)
+        .await?
+        .replay(consumer, seconds_ago)
+        .await
+        .map(|_| ())
+        .map_err(|e| ServerFnError::new(e.to_string()))
+}
+
+/// Makes a new sandbox with the given seed (or a random one) and returns its id.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn new_sandbox(seed: Option<u64>) -> Result<String, ServerFnError> {
+    let state = expect_context::<crate::server::web::AppState>();
+    let s = state
+        .lab
+        .create(seed, crate::domain::ClockMode::Live)
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))?;
+    Ok(s.id.to_string())
 }
 
 #[component]
 pub fn LabPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
-    let clock = Resource::new(id, get_clock);
+    let state = Resource::new(id, get_state);
     view! {
-        <Suspense fallback=|| view! { <p class="panel">"ল্যাব খোলা হচ্ছে…"</p> }>
+        <Suspense fallback=|| view! { <p class="panel">{move || tr!("lab-opening")}</p> }>
             {move || Suspend::new(async move {
-                match clock.await {
+                match state.await {
                     Ok(Some(initial)) => view! { <Lab id=id() initial /> }.into_any(),
                     Ok(None) => view! { <Missing /> }.into_any(),
-                    Err(e) => view! {
-                        <section class="panel" role="alert">
-                            <h1>"ল্যাব খোলা গেল না"</h1>
-                            <p>{format!("সার্ভার বলল: {e}")}</p>
-                        </section>
-                    }.into_any(),
+                    Err(e) => {
+                        let e = e.to_string();
+                        view! {
+                            <section class="panel" role="alert">
+                                <h1>{move || tr!("lab-failed")}</h1>
+                                <p>{move || tr!("server-said", { "detail" => e.clone() })}</p>
+                            </section>
+                        }
+                            .into_any()
+                    }
                 }
             })}
         </Suspense>
@@ -70,13 +190,28 @@ pub fn LabPage() -> impl IntoView {
 }
 
 #[component]
-fn Lab(id: String, initial: ClockState) -> impl IntoView {
-    let live = stream::LabStream::new(initial);
-    live.connect(&id);
+fn Lab(id: String, initial: SandboxState) -> impl IntoView {
+    let live = stream::LabStream::new(id, initial);
+    live.connect();
+    let presenter = instructor::presenter_mode();
     view! {
-        <div class="lab-grid">
-            <ClockPanel id=id.clone() live=live.clone() />
-            <EventList live />
+        <div class="lab" class:presenter=move || presenter.get()>
+            <h1 class="visually-hidden">{move || tr!("lab-title")}</h1>
+            <div class="lab-grid">
+                <div class="lab-col lab-people">
+                    {view! { <ShimulPhone live=live.clone() /> }.into_any()}
+                    {view! { <NetworkPanel live=live.clone() /> }.into_any()}
+                    {view! { <TithiPhone live=live.clone() /> }.into_any()}
+                </div>
+                <div class="lab-col lab-watch">
+                    {view! { <DamageMeter live=live.clone() /> }.into_any()}
+                    {view! { <EventList live=live.clone() /> }.into_any()}
+                    {view! { <Inspector live=live.clone() /> }.into_any()}
+                </div>
+                <div class="lab-col lab-teach">
+                    {view! { <InstructorPanel live presenter /> }.into_any()}
+                </div>
+            </div>
         </div>
     }
 }
@@ -85,11 +220,10 @@ fn Lab(id: String, initial: ClockState) -> impl IntoView {
 fn Missing() -> impl IntoView {
     view! {
         <section class="panel" role="alert">
-            <h1>"এই ল্যাবটি আর নেই"</h1>
+            <h1>{move || tr!("lab-missing-title")}</h1>
             <p>
-                "ঠিকানাটি ভুল, অথবা অনেক দিন ব্যবহার না হওয়ায় sandbox-টি মুছে গেছে। "
-                <a href="/lab" rel="external">"নতুন একটি ল্যাব খুলুন"</a>
-                "।"
+                {move || tr!("lab-missing-text")} " "
+                <a href="/lab" rel="external">{move || tr!("lab-missing-new")}</a>
             </p>
         </section>
     }

@@ -2,11 +2,13 @@
 //!
 //! During server rendering nothing connects; the signals hold what the server rendered. Once
 //! hydrated, an `EventSource` delivers the clock and every timeline event; the browser resends
-//! `Last-Event-ID` on its own when the connection drops, so nothing is missed.
+//! `Last-Event-ID` on its own when the connection drops, so nothing is missed. Each burst of
+//! events also refreshes the sandbox's state (balances, tables, damage), so every panel shows
+//! what the stores hold now.
 
 use leptos::prelude::*;
 
-use crate::domain::{ClockState, EventKind, TimelineEvent};
+use crate::domain::{ClockState, EventKind, SandboxState, TimelineEvent};
 
 /// How many recent events the screen keeps.
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
@@ -22,16 +24,60 @@ pub struct LabStream {
     pub events: RwSignal<Vec<TimelineEvent>>,
     /// Whether the stream is connected right now.
     pub connected: RwSignal<bool>,
+    /// The whole sandbox as last read: balances, safeguards, faults, tables, damage.
+    pub state: RwSignal<SandboxState>,
+    /// Counts the resets seen, so the phones can forget what they kept.
+    pub resets: RwSignal<u32>,
+    /// A state read is under way / another one is wanted after it.
+    refreshing: RwSignal<(bool, bool)>,
+    sandbox: StoredValue<String>,
 }
 
 impl LabStream {
-    pub fn new(initial: ClockState) -> LabStream {
+    pub fn new(sandbox: String, initial: SandboxState) -> LabStream {
         LabStream {
-            clock: RwSignal::new(initial),
+            clock: RwSignal::new(initial.clock),
             clock_at: RwSignal::new(0.0),
             events: RwSignal::new(Vec::new()),
             connected: RwSignal::new(false),
+            state: RwSignal::new(initial),
+            resets: RwSignal::new(0),
+            refreshing: RwSignal::new((false, false)),
+            sandbox: StoredValue::new(sandbox),
         }
+    }
+
+    /// The sandbox's id.
+    pub fn sandbox(&self) -> String {
+        self.sandbox.get_value()
+    }
+
+    /// Reads the sandbox's state again; calls that come while a read is under way are folded
+    /// into one more read after it.
+    pub fn refresh(&self) {
+        let (busy, _) = self.refreshing.get_untracked();
+        if busy {
+            self.refreshing.set((true, true));
+            return;
+        }
+        self.refreshing.set((true, false));
+        let this = self.clone();
+        leptos::task::spawn_local(async move {
+            loop {
+                if let Ok(Some(state)) = super::get_state(this.sandbox()).await {
+                    this.clock.set(state.clock);
+                    this.clock_at.set(now_ms());
+                    this.state.set(state);
+                }
+                let (_, again) = this.refreshing.get_untracked();
+                if again {
+                    this.refreshing.set((true, false));
+                } else {
+                    this.refreshing.set((false, false));
+                    break;
+                }
+            }
+        });
     }
 
     /// Takes a clock report (from the stream or a control's answer).
@@ -43,6 +89,9 @@ impl LabStream {
     /// Adds events as they arrive; a reset starts a fresh list.
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
     fn push(&self, event: TimelineEvent) {
+        if event.kind == EventKind::SandboxReset {
+            self.resets.update(|n| *n += 1);
+        }
         self.events.update(|list| {
             if event.kind == EventKind::SandboxReset {
                 list.clear();
@@ -59,15 +108,13 @@ impl LabStream {
     }
 
     /// Connects to the sandbox's event stream once hydrated; closes it when the view goes.
-    pub fn connect(&self, sandbox: &str) {
+    pub fn connect(&self) {
         #[cfg(feature = "hydrate")]
         {
-            let url = format!("/api/sandboxes/{sandbox}/events");
+            let url = format!("/api/sandboxes/{}/events", self.sandbox());
             let this = self.clone();
             Effect::new(move |_| browser::open(&url, this.clone()));
         }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = sandbox;
     }
 }
 
@@ -119,12 +166,16 @@ mod browser {
                     .and_then(|s| serde_json::from_str::<TimelineEvent>(&s).ok())
                 {
                     stream.push(event);
+                    stream.refresh();
                 }
             })
         };
         let on_open = {
             let stream = stream.clone();
-            Closure::<dyn Fn()>::new(move || stream.connected.set(true))
+            Closure::<dyn Fn()>::new(move || {
+                stream.connected.set(true);
+                stream.refresh();
+            })
         };
         let on_error = {
             let stream = stream.clone();

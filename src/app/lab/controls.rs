@@ -1,0 +1,144 @@
+//! The controls the network panel and the instructor panel share: a fault as a slider or a
+//! switch, and the calls that change faults and safeguards on the server.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+use super::stream::LabStream;
+use super::{change_faults, change_safeguards};
+use crate::app::i18n::{digits, tr_args, tr_id};
+use crate::domain::Faults;
+
+/// The last failed change, shown where the instructor can read it.
+#[derive(Clone, Copy)]
+pub struct ControlError(pub RwSignal<Option<String>>);
+
+/// Sends a faults change (`{"latency_ms": 40}` …); the answer updates the screen.
+pub fn apply_faults(live: &LabStream, changes: serde_json::Value, error: ControlError) {
+    let live = live.clone();
+    leptos::task::spawn_local(async move {
+        match change_faults(live.sandbox(), changes).await {
+            Ok(faults) => {
+                live.state.update(|s| s.faults = faults);
+                error.0.set(None);
+            }
+            Err(e) => error.0.set(Some(server_error(&e.to_string()))),
+        }
+    });
+}
+
+/// Sends a safeguards change; the answer updates the screen.
+pub fn apply_safeguards(live: &LabStream, changes: serde_json::Value, error: ControlError) {
+    let live = live.clone();
+    leptos::task::spawn_local(async move {
+        match change_safeguards(live.sandbox(), changes).await {
+            Ok(safeguards) => {
+                live.state.update(|s| s.safeguards = safeguards);
+                error.0.set(None);
+            }
+            Err(e) => error.0.set(Some(server_error(&e.to_string()))),
+        }
+    });
+}
+
+/// A server function's error as a sentence for the page.
+pub fn server_error(detail: &str) -> String {
+    let detail = detail
+        .trim_start_matches("error running server function: ")
+        .to_owned();
+    tr_args("change-refused", &[("detail", detail)])
+}
+
+/// The error line under a group of controls.
+#[component]
+pub fn ErrorLine(error: ControlError) -> impl IntoView {
+    view! {
+        <p class="error" role="alert">
+            {move || error.0.get()}
+        </p>
+    }
+}
+
+/// One numeric fault as a slider with its value written out.
+#[component]
+pub fn FaultRange(
+    live: LabStream,
+    /// The fault's id (PRODUCT.md section 4), also its message ids `fault-<id>`.
+    id: &'static str,
+    min: i64,
+    max: i64,
+    step: i64,
+    read: fn(&Faults) -> i64,
+    /// The unit after the number: "%", "ms", "" …
+    unit: &'static str,
+    error: ControlError,
+) -> impl IntoView {
+    let state = live.state;
+    let value = move || state.with(|s| read(&s.faults));
+    // The slider's position while it is being dragged; the server's value otherwise.
+    let dragging = RwSignal::new(None::<i64>);
+    let shown = move || dragging.get().unwrap_or_else(value);
+    let input_id = format!("fault-{id}");
+    let on_change = {
+        let live = live.clone();
+        move |ev: leptos::ev::Event| {
+            dragging.set(None);
+            if let Ok(v) = event_target_value(&ev).parse::<i64>() {
+                apply_faults(&live, serde_json::json!({ id: v }), error);
+            }
+        }
+    };
+    view! {
+        <div class="range">
+            <label for=input_id.clone()>
+                {move || tr_id(&format!("fault-{id}"))}
+                <output for=input_id.clone()>{move || digits(&format!("{}{}{}", shown(), if unit.is_empty() { "" } else { " " }, unit))}</output>
+            </label>
+            <input
+                id=input_id.clone()
+                type="range"
+                data-testid=format!("fault-{id}")
+                min=min
+                max=max
+                step=step
+                prop:value=move || shown().to_string()
+                on:input=move |ev| dragging.set(event_target_value(&ev).parse().ok())
+                on:change=on_change
+                aria-describedby=format!("{input_id}-hint")
+            />
+            <p class="hint" id=format!("{input_id}-hint")>{move || tr_id(&format!("fault-{id}-hint"))}</p>
+        </div>
+    }
+}
+
+/// A switch fault (`lb_retry`).
+#[component]
+pub fn FaultSwitch(
+    live: LabStream,
+    id: &'static str,
+    read: fn(&Faults) -> bool,
+    error: ControlError,
+) -> impl IntoView {
+    let state = live.state;
+    let on = move || state.with(|s| read(&s.faults));
+    let on_change = {
+        let live = live.clone();
+        move |ev: leptos::ev::Event| {
+            apply_faults(
+                &live,
+                serde_json::json!({ id: event_target_checked(&ev) }),
+                error,
+            );
+        }
+    };
+    view! {
+        <div class="switch-row">
+            <label>
+                <input type="checkbox" data-testid=format!("fault-{id}") prop:checked=on on:change=on_change />
+                <span>{move || tr_id(&format!("fault-{id}"))}</span>
+                <span class="state-word">{move || if on() { tr!("on") } else { tr!("off") }}</span>
+            </label>
+            <p class="hint">{move || tr_id(&format!("fault-{id}-hint"))}</p>
+        </div>
+    }
+}

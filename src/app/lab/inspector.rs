@@ -1,0 +1,236 @@
+//! The inspector: the live rows of every table of every store, grouped by the service that
+//! owns them, read again after every burst of timeline events. A status is written out and
+//! coloured; the broker's partitions also show their last stable offset (what a read_committed
+//! reader may read up to); the idempotency table shows its daily partitions.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+use super::stream::LabStream;
+use super::ROWS_PER_TABLE;
+use crate::app::i18n::{digits, num, tr_args, tr_id};
+
+/// The stores in the order a transfer meets them.
+const STORES: [&str; 6] = ["payments", "broker", "fraud", "wallet", "sms", "lab"];
+
+/// Tables open when the screen first shows: where duplicates are caught or born.
+const OPEN_AT_START: [&str; 8] = [
+    "payments.idempotency_keys",
+    "payments.ledger",
+    "payments.outbox",
+    "broker.partitions",
+    "wallet.credits",
+    "wallet.inbox",
+    "sms.inbox",
+    "fraud.audit",
+];
+
+/// Rows shown before "show all".
+const FIRST_ROWS: usize = 10;
+
+#[component]
+pub fn Inspector(live: LabStream) -> impl IntoView {
+    let state = live.state;
+    view! {
+        <section class="panel inspector" aria-labelledby="inspector-title" data-testid="inspector">
+            <h2 id="inspector-title">{move || tr!("inspector-title")}</h2>
+            <p class="hint">{move || tr!("inspector-hint", { "rows" => num(ROWS_PER_TABLE as i64) })}</p>
+            {STORES
+                .into_iter()
+                .map(|store| {
+                    let live = live.clone();
+                    let tables = move || {
+                        state.with(|s| {
+                            s.tables
+                                .keys()
+                                .filter(|k| k.split('.').next() == Some(store))
+                                .cloned()
+                                .collect::<Vec<_>>()
+                        })
+                    };
+                    view! {
+                        <section class="store" data-store=store>
+                            <h3>{move || tr_id(&format!("store-{store}"))}</h3>
+                            <For each=tables key=|t| t.clone() children={
+                                let live = live.clone();
+                                move |t| view! { <TableView live=live.clone() name=t /> }
+                            } />
+                        </section>
+                    }
+                })
+                .collect_view()}
+        </section>
+    }
+}
+
+#[component]
+fn TableView(live: LabStream, name: String) -> impl IntoView {
+    let state = live.state;
+    let open = RwSignal::new(OPEN_AT_START.contains(&name.as_str()));
+    let show_all = RwSignal::new(false);
+    let key = StoredValue::new(name.clone());
+    let rows = move || {
+        let name = key.get_value();
+        state.with(|s| {
+            let mut rows = s.tables.get(&name).cloned().unwrap_or_default();
+            if name == "broker.partitions" {
+                add_last_stable_offsets(&mut rows, &s.tables);
+            }
+            rows
+        })
+    };
+    let count = move || {
+        let name = key.get_value();
+        state.with(|s| s.tables.get(&name).map_or(0, Vec::len))
+    };
+    let summary_extra = move || {
+        let name = key.get_value();
+        (name == "payments.idempotency_keys")
+            .then(|| state.with(|s| partition_summary(s.tables.get(&name))))
+            .flatten()
+    };
+    let short = name
+        .split_once('.')
+        .map_or(name.clone(), |(_, t)| t.to_owned());
+    view! {
+        <details
+            class="table"
+            data-table=name.clone()
+            prop:open=move || open.get()
+            on:toggle=move |ev| {
+                open.set(event_target::<leptos::web_sys::Element>(&ev).has_attribute("open"))
+            }
+        >
+            <summary>
+                <code>{short}</code>
+                " "
+                <span class="hint">{move || tr!("table-rows", { "count" => num(count() as i64) })}</span>
+                {move || summary_extra().map(|s| view! { <span class="hint">" · " {s}</span> })}
+            </summary>
+            {move || open.get().then(|| {
+                let rows = rows();
+                if rows.is_empty() {
+                    return view! { <p class="hint">{move || tr!("table-empty")}</p> }.into_any();
+                }
+                let columns = columns(&rows);
+                let total = rows.len();
+                let shown: Vec<serde_json::Value> = if show_all.get() || total <= FIRST_ROWS {
+                    rows
+                } else {
+                    rows[total - FIRST_ROWS..].to_vec()
+                };
+                let hidden = total - shown.len();
+                view! {
+                    <div class="table-scroll" tabindex="0" role="region" aria-label=key.get_value()>
+                        <table>
+                            <thead>
+                                <tr>{columns.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}</tr>
+                            </thead>
+                            <tbody>
+                                {shown.into_iter().rev().map(|row| {
+                                    let cells = columns.iter().map(|c| cell(c, &row[c.as_str()])).collect_view();
+                                    view! { <tr>{cells}</tr> }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    </div>
+                    {(hidden > 0).then(|| view! {
+                        <button type="button" class="linkish" on:click=move |_| show_all.set(true)>
+                            {move || tr!("table-show-all", { "count" => num(total as i64) })}
+                        </button>
+                    })}
+                }
+                .into_any()
+            })}
+        </details>
+    }
+}
+
+/// The columns of a table, in the order the first row has them.
+fn columns(rows: &[serde_json::Value]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for row in rows.iter().take(1).chain(rows.iter().skip(1)) {
+        if let Some(map) = row.as_object() {
+            for k in map.keys() {
+                if !out.contains(k) {
+                    out.push(k.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn cell(column: &str, value: &serde_json::Value) -> AnyView {
+    let text = match value {
+        serde_json::Value::Null => "NULL".to_owned(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match (column, text.as_str()) {
+        ("status" | "state", "IN_PROGRESS" | "COMPLETED" | "ONGOING" | "COMMITTED" | "ABORTED") => {
+            let class = format!("status status-{}", text.to_lowercase());
+            view! { <td><span class=class>{text}</span></td> }.into_any()
+        }
+        ("last_stable_offset", _) => view! { <td class="lso">{text}</td> }.into_any(),
+        _ => {
+            let long = text.chars().count() > 40;
+            let title = long.then(|| text.clone());
+            view! { <td class:long=long title=title>{text}</td> }.into_any()
+        }
+    }
+}
+
+/// Adds each partition's last stable offset: the first offset of a transaction still open on
+/// it, or the partition's end when none is.
+fn add_last_stable_offsets(
+    partitions: &mut [serde_json::Value],
+    tables: &BTreeMap<String, Vec<serde_json::Value>>,
+) {
+    let ongoing: Vec<i64> = tables
+        .get("broker.transactions")
+        .map(|rows| {
+            rows.iter()
+                .filter(|t| t["state"] == "ONGOING")
+                .filter_map(|t| t["txn_id"].as_i64())
+                .collect()
+        })
+        .unwrap_or_default();
+    let records = tables.get("broker.records").cloned().unwrap_or_default();
+    for p in partitions.iter_mut() {
+        let (topic, partition) = (p["topic"].clone(), p["partition"].clone());
+        let first_open = records
+            .iter()
+            .filter(|r| r["topic"] == topic && r["partition"] == partition)
+            .filter(|r| r["txn_id"].as_i64().is_some_and(|t| ongoing.contains(&t)))
+            .filter_map(|r| r["offset"].as_i64())
+            .min();
+        let lso = first_open
+            .or_else(|| p["next_offset"].as_i64())
+            .unwrap_or(0);
+        if let Some(map) = p.as_object_mut() {
+            map.insert("last_stable_offset".into(), lso.into());
+        }
+    }
+}
+
+/// `partitions: day 1 (3), day 2 (1)` for the idempotency table.
+fn partition_summary(rows: Option<&Vec<serde_json::Value>>) -> Option<String> {
+    let mut days: BTreeMap<i64, i64> = BTreeMap::new();
+    for r in rows? {
+        if let Some(d) = r["partition_day"].as_i64() {
+            *days.entry(d).or_default() += 1;
+        }
+    }
+    if days.is_empty() {
+        return None;
+    }
+    let list = days
+        .into_iter()
+        .map(|(d, n)| digits(&format!("{} ({n})", d + 1)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(tr_args("table-partitions", &[("list", list)]))
+}

@@ -1,0 +1,389 @@
+//! The instructor's panel: every safeguard with what it catches, the faults inside the
+//! services (the network's are in the network panel), the clock, the seed, reset, presenter
+//! mode for a projector, and a link that opens this same sandbox on another screen.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+use super::clock_panel::ClockPanel;
+use super::controls::{apply_faults, apply_safeguards, ControlError, ErrorLine, FaultRange};
+use super::stream::LabStream;
+use super::{new_sandbox, reset_sandbox};
+use crate::app::i18n::{digits, tr_id};
+use crate::domain::{CrashMode, CrashPoint, Safeguard, SafeguardValue};
+
+/// Where presenter mode is remembered in the browser.
+const PRESENTER_KEY: &str = "pocketpay-lab:presenter";
+
+/// Presenter mode (large type), remembered in this browser.
+pub fn presenter_mode() -> RwSignal<bool> {
+    let on = RwSignal::new(false);
+    #[cfg(feature = "hydrate")]
+    {
+        let storage = window().local_storage().ok().flatten();
+        Effect::new(move |first: Option<()>| {
+            let value = on.get();
+            if let Some(s) = &storage {
+                if first.is_none() {
+                    if s.get_item(PRESENTER_KEY).ok().flatten().as_deref() == Some("on") {
+                        on.set(true);
+                    }
+                } else {
+                    let _ = s.set_item(PRESENTER_KEY, if value { "on" } else { "off" });
+                }
+            }
+        });
+    }
+    let _ = PRESENTER_KEY;
+    on
+}
+
+#[component]
+pub fn InstructorPanel(live: LabStream, presenter: RwSignal<bool>) -> impl IntoView {
+    let error = ControlError(RwSignal::new(None));
+    view! {
+        <section class="panel instructor" aria-labelledby="instructor-title">
+            <h2 id="instructor-title">{move || tr!("instructor-title")}</h2>
+            <div class="controls">
+                <button
+                    type="button"
+                    data-testid="presenter"
+                    aria-pressed=move || presenter.get().to_string()
+                    on:click=move |_| presenter.update(|p| *p = !*p)
+                >
+                    {move || tr!("presenter-mode")}
+                    <span class="state-word">{move || if presenter.get() { tr!("on") } else { tr!("off") }}</span>
+                </button>
+                <ResetButton live=live.clone() error />
+            </div>
+            <ShareLink live=live.clone() />
+            <ErrorLine error />
+            {view! { <ClockPanel live=live.clone() /> }.into_any()}
+            {view! { <SafeguardList live=live.clone() error /> }.into_any()}
+            {view! { <ServiceFaults live=live.clone() error /> }.into_any()}
+            {view! { <ConsumerReplay live=live.clone() error /> }.into_any()}
+            {view! { <SeedBox live /> }.into_any()}
+        </section>
+    }
+}
+
+#[component]
+fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
+    let busy = RwSignal::new(false);
+    let on_click = move |_| {
+        let live = live.clone();
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            match reset_sandbox(live.sandbox()).await {
+                Ok(()) => {
+                    error.0.set(None);
+                    live.refresh();
+                }
+                Err(e) => error
+                    .0
+                    .set(Some(super::controls::server_error(&e.to_string()))),
+            }
+            busy.set(false);
+        });
+    };
+    view! {
+        <button type="button" data-testid="reset" on:click=on_click disabled=move || busy.get()>
+            {move || tr!("reset")}
+        </button>
+    }
+}
+
+/// The sandbox's address, to open on a projector or a second screen.
+#[component]
+fn ShareLink(live: LabStream) -> impl IntoView {
+    let path = format!("/lab/{}", live.sandbox());
+    let url = RwSignal::new(path.clone());
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        if let Ok(origin) = window().location().origin() {
+            url.set(format!("{origin}{path}"));
+        }
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = path;
+    let copied = RwSignal::new(false);
+    let copy = move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let promise = window()
+                .navigator()
+                .clipboard()
+                .write_text(&url.get_untracked());
+            leptos::task::spawn_local(async move {
+                let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+                copied.set(ok);
+            });
+        }
+    };
+    view! {
+        <div class="share">
+            <label for="share-link">{move || tr!("share-link")}</label>
+            <div class="share-row">
+                <input id="share-link" data-testid="share-link" type="text" readonly=true prop:value=move || url.get() />
+                <button type="button" on:click=copy>{move || tr!("copy")}</button>
+            </div>
+            <p class="hint" role="status">
+                {move || if copied.get() { tr!("copied") } else { tr!("share-link-hint") }}
+            </p>
+        </div>
+    }
+}
+
+#[component]
+fn SafeguardList(live: LabStream, error: ControlError) -> impl IntoView {
+    view! {
+        <fieldset class="safeguards">
+            <legend>{move || tr!("safeguards-title")}</legend>
+            <ul>
+                {Safeguard::ALL
+                    .into_iter()
+                    .map(|s| view! { <SafeguardControl live=live.clone() safeguard=s error /> })
+                    .collect_view()}
+            </ul>
+        </fieldset>
+    }
+}
+
+#[component]
+fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) -> impl IntoView {
+    let id = safeguard.id();
+    let state = live.state;
+    let value = move || state.with(|s| s.safeguards.get(safeguard));
+    let input_id = format!("safeguard-{id}");
+    let hint_id = format!("safeguard-{id}-hint");
+    let control = match safeguard.default_value() {
+        SafeguardValue::On(_) => {
+            let live = live.clone();
+            view! {
+                <input
+                    id=input_id.clone()
+                    type="checkbox"
+                    role="switch"
+                    data-testid=input_id.clone()
+                    aria-describedby=hint_id.clone()
+                    prop:checked=move || matches!(value(), SafeguardValue::On(true))
+                    on:change=move |ev| apply_safeguards(&live, serde_json::json!({ id: event_target_checked(&ev) }), error)
+                />
+            }
+            .into_any()
+        }
+        SafeguardValue::Hours(_) => {
+            let live = live.clone();
+            view! {
+                <input
+                    id=input_id.clone()
+                    type="number"
+                    min="1"
+                    max="8784"
+                    step="1"
+                    data-testid=input_id.clone()
+                    aria-describedby=hint_id.clone()
+                    prop:value=move || match value() { SafeguardValue::Hours(h) => h.to_string(), SafeguardValue::On(_) => String::new() }
+                    on:change=move |ev| {
+                        let text = event_target_value(&ev);
+                        match text.trim().parse::<i64>() {
+                            Ok(h) => apply_safeguards(&live, serde_json::json!({ id: h }), error),
+                            Err(_) => error.0.set(Some(tr!("hours-whole-number"))),
+                        }
+                    }
+                />
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <li class="safeguard" data-safeguard=id data-layer=safeguard.layer().id()>
+            <div class="safeguard-head">
+                {control}
+                <label for=input_id.clone()>
+                    <code>{id}</code>
+                    " "
+                    <span class="state-word">
+                        {move || match value() {
+                            SafeguardValue::On(true) => tr!("on"),
+                            SafeguardValue::On(false) => tr!("off"),
+                            SafeguardValue::Hours(h) => tr!("hours", { "hours" => digits(&h.to_string()) }),
+                        }}
+                    </span>
+                </label>
+            </div>
+            <p class="hint" id=hint_id>{move || tr_id(&format!("safeguard-{id}-catches"))}</p>
+        </li>
+    }
+}
+
+/// Faults inside the services: the gateway's latency and every crash point.
+#[component]
+fn ServiceFaults(live: LabStream, error: ControlError) -> impl IntoView {
+    view! {
+        <fieldset class="faults">
+            <legend>{move || tr!("faults-title")}</legend>
+            <p class="hint">
+                {move || tr!("faults-network-elsewhere")} " "
+                <a href="#network-title">{move || tr!("network-title")}</a>
+            </p>
+            <FaultRange live=live.clone() id="gateway_latency_ms" min=0 max=2000 step=10 unit="ms" read=|f| f.gateway_latency_ms error />
+            <ul class="crashes">
+                {CrashPoint::ALL
+                    .into_iter()
+                    .map(|c| view! { <CrashControl live=live.clone() point=c error /> })
+                    .collect_view()}
+            </ul>
+        </fieldset>
+    }
+}
+
+#[component]
+fn CrashControl(live: LabStream, point: CrashPoint, error: ControlError) -> impl IntoView {
+    let id = point.id();
+    let state = live.state;
+    let mode = move || state.with(|s| s.faults.crash.get(&point).copied().unwrap_or_default());
+    let current = move || match mode() {
+        CrashMode::Off => "off".to_owned(),
+        CrashMode::Once => "once".to_owned(),
+        CrashMode::Always => "always".to_owned(),
+        CrashMode::Probability(p) => p.to_string(),
+    };
+    let select_id = format!("crash-{id}");
+    let on_change = move |ev: leptos::ev::Event| {
+        let v = event_target_value(&ev);
+        let value = match v.parse::<f64>() {
+            Ok(p) => serde_json::json!(p),
+            Err(_) => serde_json::json!(v),
+        };
+        apply_faults(&live, serde_json::json!({"crash": { id: value }}), error);
+    };
+    let options = ["off", "once", "always", "0.5", "0.1"];
+    view! {
+        <li class="crash">
+            <label for=select_id.clone()>
+                <code>{id}</code>
+                <span class="hint">{move || tr_id(&format!("crash-{id}"))}</span>
+            </label>
+            <select id=select_id.clone() data-testid=select_id on:change=on_change>
+                {options
+                    .into_iter()
+                    .map(|o| view! {
+                        <option value=o selected=move || current() == o>
+                            {move || tr_id(&format!("crash-mode-{}", o.replace('.', "")))}
+                        </option>
+                    })
+                    .collect_view()}
+                {move || {
+                    let c = current();
+                    (!options.contains(&c.as_str())).then(|| view! { <option value=c.clone() selected=true>{digits(&c)}</option> })
+                }}
+            </select>
+        </li>
+    }
+}
+
+/// Rewinds a consumer group by time: the replay of scenario 11.
+#[component]
+fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
+    let consumer = RwSignal::new("wallet".to_owned());
+    let days = RwSignal::new("5".to_owned());
+    let done = RwSignal::new(false);
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let Ok(d) = days.get_untracked().trim().parse::<f64>() else {
+            error.0.set(Some(tr!("replay-days-invalid")));
+            return;
+        };
+        if !(0.0..=366.0).contains(&d) {
+            error.0.set(Some(tr!("replay-days-invalid")));
+            return;
+        }
+        let live = live.clone();
+        let body = (consumer.get_untracked(), (d * 86_400.0) as i64);
+        leptos::task::spawn_local(async move {
+            match super::replay_consumer(live.sandbox(), body.0, body.1).await {
+                Ok(()) => {
+                    error.0.set(None);
+                    done.set(true);
+                }
+                Err(e) => error
+                    .0
+                    .set(Some(super::controls::server_error(&e.to_string()))),
+            }
+        });
+    };
+    view! {
+        <form class="replay" on:submit=on_submit>
+            <fieldset>
+                <legend>{move || tr!("replay-title")}</legend>
+                <p class="hint">{move || tr!("replay-hint")}</p>
+                <label>
+                    {move || tr!("replay-consumer")}
+                    <select on:change=move |ev| consumer.set(event_target_value(&ev))>
+                        <option value="wallet">"wallet"</option>
+                        <option value="sms">"SMS"</option>
+                        <option value="fraud">"fraud check"</option>
+                    </select>
+                </label>
+                <label>
+                    {move || tr!("replay-days")}
+                    <input type="number" min="0" max="366" step="0.5" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev)) />
+                </label>
+                <button type="submit">{move || tr!("replay-start")}</button>
+                <Show when=move || done.get()>
+                    <p class="hint" role="status">{move || tr!("replay-done")}</p>
+                </Show>
+            </fieldset>
+        </form>
+    }
+}
+
+/// The seed of this sandbox, and a new sandbox with a seed of one's choosing.
+#[component]
+fn SeedBox(live: LabStream) -> impl IntoView {
+    let seed = move || live.state.with(|s| s.seed);
+    let wanted = RwSignal::new(String::new());
+    let problem = RwSignal::new(None::<String>);
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let text = wanted.get_untracked();
+        let seed = if text.trim().is_empty() {
+            None
+        } else {
+            match text.trim().parse::<u64>() {
+                Ok(s) => Some(s),
+                Err(_) => {
+                    problem.set(Some(tr!("seed-invalid")));
+                    return;
+                }
+            }
+        };
+        leptos::task::spawn_local(async move {
+            match new_sandbox(seed).await {
+                Ok(id) => {
+                    #[cfg(feature = "hydrate")]
+                    let _ = window().location().set_href(&format!("/lab/{id}"));
+                    #[cfg(not(feature = "hydrate"))]
+                    let _ = id;
+                }
+                Err(e) => problem.set(Some(super::controls::server_error(&e.to_string()))),
+            }
+        });
+    };
+    view! {
+        <form class="seed" on:submit=on_submit>
+            <fieldset>
+                <legend>{move || tr!("seed-title")}</legend>
+                <p>{move || tr!("seed-current")} " " <code data-testid="seed">{seed}</code></p>
+                <p class="hint">{move || tr!("seed-hint")}</p>
+                <label>
+                    {move || tr!("seed-new")}
+                    <input type="text" inputmode="numeric" prop:value=move || wanted.get() on:input=move |ev| wanted.set(event_target_value(&ev)) />
+                </label>
+                <button type="submit">{move || tr!("seed-open")}</button>
+                <p class="error" role="alert">{move || problem.get()}</p>
+            </fieldset>
+        </form>
+    }
+}

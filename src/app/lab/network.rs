@@ -1,0 +1,120 @@
+//! The network panel: how badly the train's network behaves, what the phone's HTTP library and
+//! the load balancer do about it, and the two crafted attacks of scenarios 3 and 4.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+use super::controls::{ControlError, ErrorLine, FaultRange, FaultSwitch};
+use super::crafted_attack;
+use super::stream::LabStream;
+use crate::app::i18n::{taka, tr_id};
+use crate::domain::phone::{Answer, Attack, AttackAnswer};
+
+#[component]
+pub fn NetworkPanel(live: LabStream) -> impl IntoView {
+    let error = ControlError(RwSignal::new(None));
+    view! {
+        <section class="panel network-panel" aria-labelledby="network-title">
+            <h2 id="network-title">{move || tr!("network-title")}</h2>
+            <p class="hint">{move || tr!("network-hint")}</p>
+            <FaultRange live=live.clone() id="request_loss_pct" min=0 max=100 step=5 unit="%" read=|f| f.request_loss_pct error />
+            <FaultRange live=live.clone() id="response_loss_pct" min=0 max=100 step=5 unit="%" read=|f| f.response_loss_pct error />
+            <FaultRange live=live.clone() id="latency_ms" min=0 max=2000 step=10 unit="ms" read=|f| f.latency_ms error />
+            <FaultRange live=live.clone() id="phone_timeout_ms" min=500 max=30000 step=500 unit="ms" read=|f| f.phone_timeout_ms error />
+            <FaultRange live=live.clone() id="auto_retries" min=0 max=5 step=1 unit="" read=|f| f.auto_retries error />
+            <FaultRange live=live.clone() id="retry_backoff_ms" min=0 max=10000 step=100 unit="ms" read=|f| f.retry_backoff_ms error />
+            <FaultSwitch live=live.clone() id="lb_retry" read=|f| f.lb_retry error />
+            <ErrorLine error />
+            <Attacks live />
+        </section>
+    }
+}
+
+/// The crafted attacks: a buggy client, scripted on the server so the race is exact.
+#[component]
+fn Attacks(live: LabStream) -> impl IntoView {
+    let running = RwSignal::new(false);
+    let result = RwSignal::new(None::<(Attack, Result<Vec<AttackAnswer>, String>)>);
+    let launch = move |attack: Attack| {
+        let live = live.clone();
+        running.set(true);
+        result.set(None);
+        leptos::task::spawn_local(async move {
+            let answer = crafted_attack(live.sandbox(), attack)
+                .await
+                .map_err(|e| super::controls::server_error(&e.to_string()));
+            result.set(Some((attack, answer)));
+            running.set(false);
+        });
+    };
+    let race = {
+        let launch = launch.clone();
+        move |_| launch(Attack::Race)
+    };
+    let reuse = move |_| launch(Attack::ReusedKey);
+    view! {
+        <fieldset class="attacks">
+            <legend>{move || tr!("attacks-title")}</legend>
+            <p class="hint">{move || tr!("attacks-hint")}</p>
+            <div class="controls">
+                <button type="button" data-testid="attack-race" on:click=race disabled=move || running.get()>
+                    {move || tr!("attack-race")}
+                </button>
+                <button type="button" data-testid="attack-reused-key" on:click=reuse disabled=move || running.get()>
+                    {move || tr!("attack-reused-key")}
+                </button>
+            </div>
+            <div class="attack-result" data-testid="attack-result" role="status" aria-live="polite">
+                <Show when=move || running.get()>
+                    <p class="pending"><span class="spinner" aria-hidden="true"></span>{move || tr!("attack-running")}</p>
+                </Show>
+                {move || result.get().map(|(_, r)| match r {
+                    Ok(answers) => view! {
+                        <ol>
+                            {answers.into_iter().map(|a| view! { <AttackLine a /> }).collect_view()}
+                        </ol>
+                    }.into_any(),
+                    Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+                })}
+            </div>
+        </fieldset>
+    }
+}
+
+#[component]
+fn AttackLine(a: AttackAnswer) -> impl IntoView {
+    let status = a.status;
+    let amount = a.amount;
+    let what = match &a.answer {
+        Answer::Receipt {
+            receipt,
+            replayed: false,
+        } => format!("{} · {}", status, receipt.txn),
+        Answer::Receipt {
+            receipt,
+            replayed: true,
+        } => format!("{} · {} (Idempotent-Replayed)", status, receipt.txn),
+        Answer::Refused { kind, .. } => format!("{status} {kind}"),
+        Answer::InProgress => format!("{status} idempotency-key-in-progress"),
+        Answer::AlreadyMade => format!("{status} duplicate-transfer"),
+        Answer::TryLater => format!("{status}"),
+        Answer::NoAnswer => format!("{status} —"),
+    };
+    let note = match &a.answer {
+        Answer::Receipt {
+            replayed: false, ..
+        } => "attack-note-executed",
+        Answer::Receipt { replayed: true, .. } => "attack-note-replayed",
+        Answer::InProgress => "attack-note-in-progress",
+        Answer::Refused { kind, .. } if kind == "idempotency-key-reused" => "attack-note-reused",
+        _ => "attack-note-other",
+    };
+    view! {
+        <li data-status=status>
+            <strong>{move || taka(amount)}</strong>
+            " → "
+            <code>{what}</code>
+            <span class="hint">" " {move || tr_id(note)}</span>
+        </li>
+    }
+}
