@@ -1,8 +1,20 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 
-/** The lab screen as a student sees it: the clock panel and the timeline. */
+/** The lab screen as a student sees it: the phones, the network panel, the clock, the timeline,
+ * the damage meter, the inspector and the instructor's panel. */
 export class LabPage {
   readonly clock: Locator;
+  readonly send: Locator;
+  readonly amount: Locator;
+  readonly key: Locator;
+  readonly shimulBalance: Locator;
+  readonly tithiBalance: Locator;
+  readonly phoneMessage: Locator;
+  readonly smsList: Locator;
+  readonly damage: Locator;
+  readonly reset: Locator;
+  readonly langSwitch: Locator;
+  readonly reopenApp: Locator;
   readonly pause: Locator;
   readonly step: Locator;
   readonly speed: Locator;
@@ -16,6 +28,61 @@ export class LabPage {
     this.speed = page.getByTestId('speed');
     this.timeline = page.getByTestId('timeline');
     this.events = page.getByTestId('timeline-event');
+    this.send = page.getByTestId('send-button');
+    this.amount = page.getByTestId('amount');
+    this.key = page.getByTestId('idempotency-key');
+    this.shimulBalance = page.getByTestId('shimul-balance');
+    this.tithiBalance = page.getByTestId('tithi-balance');
+    this.phoneMessage = page.getByTestId('phone-message');
+    this.smsList = page.getByTestId('sms-list');
+    this.damage = page.getByTestId('damage-meter');
+    this.reset = page.getByTestId('reset');
+    this.langSwitch = page.getByTestId('lang-switch');
+    this.reopenApp = page.getByTestId('reopen-app');
+  }
+
+  safeguard(id: string): Locator {
+    return this.page.getByTestId(`safeguard-${id}`);
+  }
+
+  fault(id: string): Locator {
+    return this.page.getByTestId(`fault-${id}`);
+  }
+
+  /** One figure of the damage meter, e.g. `double_charges`. */
+  figure(id: string): Locator {
+    return this.damage.locator(`[data-figure="${id}"]`);
+  }
+
+  /** Events of one kind on the timeline. */
+  kind(kind: string): Locator {
+    return this.page.locator(`[data-testid="timeline-event"][data-kind="${kind}"]`);
+  }
+
+  /** Switches a safeguard through its control and waits until the server has it. */
+  async setSafeguard(id: string, on: boolean) {
+    const before = await this.kind('safeguards_changed').count();
+    await this.safeguard(id).setChecked(on);
+    await expect(this.kind('safeguards_changed')).toHaveCount(before + 1);
+    await expect(this.safeguard(id)).toBeChecked({ checked: on });
+  }
+
+  /** Moves a fault's slider and waits until the server has the new value. */
+  async setFault(id: string, value: number) {
+    const before = await this.kind('faults_changed').count();
+    await this.fault(id).fill(String(value));
+    await expect(this.kind('faults_changed')).toHaveCount(before + 1);
+  }
+
+  /** Runs the clock ten times faster, so the phone's 5 s timeout passes in half a second. */
+  async fast() {
+    await this.speed.selectOption('10');
+    await expect(this.page.locator('.clock-mode')).toContainText(/10|১০/);
+  }
+
+  /** Waits for the phone's message to reach a state (`receipt`, `unknown`, …). */
+  async phoneSays(state: string) {
+    await expect(this.phoneMessage).toHaveAttribute('data-state', state);
   }
 
   /** Opens /lab (which finds or makes this browser's sandbox) and waits for hydration. */
