@@ -80,6 +80,33 @@ export class LabPage {
     await expect(this.page.locator('.clock-mode')).toContainText(/10|১০/);
   }
 
+  /** Sets a crash point (`off`, `once`, `always`, `0.5`) and waits until the server has it. */
+  async setCrash(point: string, mode: string) {
+    const before = await this.kind('faults_changed').count();
+    await this.page.getByTestId(`crash-${point}`).selectOption(mode);
+    await expect(this.kind('faults_changed')).toHaveCount(before + 1);
+  }
+
+  /** Types a window (hours) into a safeguard's field and waits until the server has it. */
+  async setHours(id: string, hours: number) {
+    if ((await this.safeguard(id).inputValue()) === String(hours)) return;
+    const before = await this.kind('safeguards_changed').count();
+    await this.safeguard(id).fill(String(hours));
+    await this.safeguard(id).press('Enter');
+    await this.safeguard(id).blur();
+    await expect(this.kind('safeguards_changed')).toHaveCount(before + 1);
+  }
+
+  /** Taps Send and waits until the app has an outcome or has given up (not sending any more). */
+  async tap(): Promise<string> {
+    await expect(this.send).toBeEnabled();
+    const taps = Number(await this.phoneMessage.getAttribute('data-taps'));
+    await this.send.click();
+    await expect(this.phoneMessage).toHaveAttribute('data-taps', String(taps + 1));
+    await expect(this.phoneMessage).not.toHaveAttribute('data-state', /^(ready|sending|backoff|resuming)$/);
+    return (await this.phoneMessage.getAttribute('data-state'))!;
+  }
+
   /** Waits for the phone's message to reach a state (`receipt`, `unknown`, …). */
   async phoneSays(state: string) {
     await expect(this.phoneMessage).toHaveAttribute('data-state', state);

@@ -320,7 +320,7 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
                 <p class="hint">{move || tr!("replay-hint")}</p>
                 <label>
                     {move || tr!("replay-consumer")}
-                    <select on:change=move |ev| consumer.set(event_target_value(&ev))>
+                    <select data-testid="replay-consumer" on:change=move |ev| consumer.set(event_target_value(&ev))>
                         <option value="wallet">"wallet"</option>
                         <option value="sms">"SMS"</option>
                         <option value="fraud">"fraud check"</option>
@@ -328,9 +328,9 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
                 </label>
                 <label>
                     {move || tr!("replay-days")}
-                    <input type="number" min="0" max="366" step="0.5" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev)) />
+                    <input type="number" data-testid="replay-days" min="0" max="366" step="0.5" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev)) />
                 </label>
-                <button type="submit">{move || tr!("replay-start")}</button>
+                <button type="submit" data-testid="replay-start">{move || tr!("replay-start")}</button>
                 <Show when=move || done.get()>
                     <p class="hint" role="status">{move || tr!("replay-done")}</p>
                 </Show>

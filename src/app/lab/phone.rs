@@ -127,9 +127,11 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
     let pending = RwSignal::new(None::<Pending>);
     // The key of the last request sent, shown after the outcome too.
     let last_key = RwSignal::new(None::<String>);
-    let amount_text = RwSignal::new("500".to_owned());
+    let amount_text = RwSignal::new(digits("500"));
     let amount_error = RwSignal::new(None::<&'static str>);
     let last_tap = StoredValue::new(f64::NEG_INFINITY);
+    // Taps that sent something, for whoever watches the screen (and tests) to count.
+    let taps = RwSignal::new(0u32);
 
     let busy = move || in_flight.get() > 0;
     let disabled = move || switch(Safeguard::ButtonGuard) && busy();
@@ -170,9 +172,10 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     break answer;
                 };
                 let _ = in_flight.try_update(|n| *n = n.saturating_sub(1));
+                // An answer is on screen: the next tap is the user's reply to it, not the
+                // second half of a double tap.
+                let _ = last_tap.try_set_value(f64::NEG_INFINITY);
                 if answer.is_final() {
-                    // The outcome is known: the next tap is a new decision, not a double tap.
-                    let _ = last_tap.try_set_value(f64::NEG_INFINITY);
                     storage::clear_pending(&sandbox);
                     storage::clear_intent(&sandbox);
                     let _ = pending.try_set(None);
@@ -251,6 +254,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                 storage::save_pending(&sandbox, &p);
             }
             pending.set(Some(p));
+            taps.update(|t| *t += 1);
             send(key, amount, intent);
         }
     };
@@ -308,7 +312,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     }}
                 </button>
             </form>
-            <div class="app-message" data-testid="phone-message" data-state=move || screen.get().id() role="status" aria-live="polite">
+            <div class="app-message" data-testid="phone-message" data-state=move || screen.get().id() data-taps=move || taps.get() role="status" aria-live="polite">
                 {move || message(screen.get())}
             </div>
             <p class="app-key">
