@@ -127,7 +127,8 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
     let pending = RwSignal::new(None::<Pending>);
     // The key of the last request sent, shown after the outcome too.
     let last_key = RwSignal::new(None::<String>);
-    let amount_text = RwSignal::new(digits("500"));
+    // What the user typed; `None` shows the usual ৳500 in the page's digits.
+    let amount_text = RwSignal::new(None::<String>);
     let amount_error = RwSignal::new(None::<&'static str>);
     let last_tap = StoredValue::new(f64::NEG_INFINITY);
     // Taps that sent something, for whoever watches the screen (and tests) to count.
@@ -198,7 +199,6 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
             }
             if let Some(p) = storage::load_pending(&sandbox) {
                 let intent = storage::intent(&sandbox);
-                amount_text.set(p.amount.to_string());
                 pending.set(Some(p.clone()));
                 send(p.key.clone(), p.amount, intent);
                 screen.set(Screen::Resuming);
@@ -226,7 +226,11 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
             let current = pending.get_untracked();
             let amount = match current.as_ref().filter(|_| keep_keys) {
                 Some(p) => p.amount,
-                None => match parse_amount(&amount_text.get_untracked()) {
+                None => match parse_amount(
+                    &amount_text
+                        .get_untracked()
+                        .unwrap_or_else(|| "500".to_owned()),
+                ) {
                     Ok(a) => a,
                     Err(e) => {
                         amount_error.set(Some(e.message_id()));
@@ -284,8 +288,11 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                             type="text"
                             inputmode="numeric"
                             data-testid="amount"
-                            prop:value=move || amount_text.get()
-                            on:input=move |ev| amount_text.set(event_target_value(&ev))
+                            prop:value=move || match pending.get().filter(|_| amount_locked()) {
+                                Some(p) => digits(&p.amount.to_string()),
+                                None => amount_text.get().unwrap_or_else(|| digits("500")),
+                            }
+                            on:input=move |ev| amount_text.set(Some(event_target_value(&ev)))
                             readonly=amount_locked
                             aria-invalid=move || amount_error.get().is_some().to_string()
                             aria-describedby="amount-error"
