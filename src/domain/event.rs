@@ -151,6 +151,16 @@ pub enum EventKind {
     ConsumerCrashed,
     /// The instructor rewound a consumer group by time.
     ReplayStarted,
+
+    // Shimul's phone, as the app reports it.
+    /// A tap on Send that the app acted on.
+    Tapped,
+    /// A tap the guarded button let fall: a double tap, or a tap while a request is out.
+    TapIgnored,
+    /// The app made a new Idempotency-Key at the confirm tap.
+    KeyMade,
+    /// The app sent its kept key again: a retry that looks like the same attempt.
+    KeyKept,
 }
 
 impl EventKind {

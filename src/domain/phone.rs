@@ -133,6 +133,39 @@ impl AmountError {
     }
 }
 
+/// What the app tells the lab about a tap (`POST …/app-events`), so the button and app lanes
+/// of the timeline show what happened on the phone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "signal", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppSignal {
+    /// A tap the app acted on, and the key its request carries: made now, or kept from an
+    /// earlier attempt of the same transfer.
+    Tap { key: String, key_kept: bool },
+    /// A tap the guarded button let fall; `key` is the pending transfer's, if any.
+    TapIgnored { key: Option<String> },
+}
+
+impl AppSignal {
+    /// Reads a `POST …/app-events` body, or says which field is wrong.
+    pub fn parse(body: &serde_json::Value) -> Result<AppSignal, super::FieldError> {
+        let signal: AppSignal = serde_json::from_value(body.clone()).map_err(|e| {
+            super::FieldError::new(
+                "signal",
+                format!("expected {{\"signal\": \"tap\", \"key\", \"key_kept\"}} or {{\"signal\": \"tap_ignored\", \"key\"?}}: {e}"),
+            )
+        })?;
+        let key = match &signal {
+            AppSignal::Tap { key, .. } => Some(key.as_str()),
+            AppSignal::TapIgnored { key } => key.as_deref(),
+        };
+        if let Some(k) = key {
+            super::transfer::parse_idempotency_key(Some(k))
+                .map_err(|e| super::FieldError::new("key", e.message))?;
+        }
+        Ok(signal)
+    }
+}
+
 /// The crafted attacks of the network panel: a buggy client, not Shimul's app.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -206,6 +239,31 @@ mod tests {
         assert_eq!(key_for_tap(true, Some(&pending), "k2".into()), "k1");
         assert_eq!(key_for_tap(false, Some(&pending), "k2".into()), "k2");
         assert_eq!(key_for_tap(true, None, "k2".into()), "k2");
+    }
+
+    #[test]
+    fn app_signals_are_checked_like_any_input() {
+        use serde_json::json;
+        assert_eq!(
+            AppSignal::parse(&json!({"signal": "tap", "key": "k1", "key_kept": true})).unwrap(),
+            AppSignal::Tap {
+                key: "k1".into(),
+                key_kept: true
+            }
+        );
+        assert_eq!(
+            AppSignal::parse(&json!({"signal": "tap_ignored"})).unwrap(),
+            AppSignal::TapIgnored { key: None }
+        );
+        for bad in [
+            json!({"signal": "swipe"}),
+            json!({"signal": "tap"}),
+            json!({"signal": "tap", "key": "", "key_kept": false}),
+            json!({"signal": "tap", "key": "k", "key_kept": false, "extra": 1}),
+            json!("tap"),
+        ] {
+            assert!(AppSignal::parse(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use super::config::Config;
 use super::error::LabError;
 use super::sandbox::{self, SandboxHandle};
-use crate::domain::ClockMode;
+use crate::domain::{ClockMode, FieldError, SandboxState};
 
 /// The lab: every sandbox this server holds. Cheap to clone.
 #[derive(Clone)]
@@ -102,6 +102,34 @@ impl Lab {
     }
 
     /// Finds a sandbox by the id in a URL, loading it from disk if it is not running.
+    /// The sandbox as it stood at one of its timeline events, the present untouched: its run
+    /// (seed and inputs) is replayed into a scratch sandbox until the log reaches that event,
+    /// read, and thrown away.
+    pub async fn state_at(&self, id: &str, event_id: i64) -> Result<SandboxState, LabError> {
+        let live = self.get(id).await?;
+        let position = live.event_position(event_id).await?.ok_or_else(|| {
+            FieldError::new(
+                "at_event",
+                format!("this sandbox's log has no event {event_id}"),
+            )
+        })?;
+        let run = live.export_run().await?;
+        let scratch_id = Uuid::new_v4();
+        let dir = self
+            .0
+            .config
+            .data_dir
+            .join("scratch")
+            .join(scratch_id.to_string());
+        let scratch = sandbox::create(&dir, scratch_id, run.seed, ClockMode::Paused).await?;
+        let state = scratch.rerun_to(run, position).await;
+        scratch.shutdown().await;
+        let _ = tokio::fs::remove_dir_all(&dir).await;
+        let mut state = state?;
+        state.id = live.id.to_string();
+        Ok(state)
+    }
+
     pub async fn get(&self, id: &str) -> Result<SandboxHandle, LabError> {
         let id = Uuid::parse_str(id).map_err(|_| LabError::NotFound)?;
         let mut loaded = self.0.loaded.lock().await;

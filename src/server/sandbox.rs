@@ -25,6 +25,7 @@ use super::sim::{NewEvent, Sim, SimCounters};
 use super::store::{StoreName, Stores};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
+use crate::domain::phone::AppSignal;
 use crate::domain::pipeline::Consumer;
 use crate::domain::run::{Run, RunInput};
 use crate::domain::TransferBody;
@@ -51,9 +52,15 @@ enum Command {
     Reset(oneshot::Sender<Result<(), LabError>>),
     State(oneshot::Sender<Result<SandboxState, LabError>>),
     Transfer(TransferRequest, oneshot::Sender<ApiReply>),
+    App(AppSignal, oneshot::Sender<Result<(), LabError>>),
     StepTimes(oneshot::Sender<Result<Vec<StepTime>, LabError>>),
     ExportRun(oneshot::Sender<Result<Run, LabError>>),
     Rerun(Box<Run>, oneshot::Sender<Result<Run, LabError>>),
+    RerunTo(
+        Box<Run>,
+        i64,
+        oneshot::Sender<Result<SandboxState, LabError>>,
+    ),
     Replay(
         Consumer,
         i64,
@@ -121,6 +128,11 @@ impl SandboxHandle {
         self.start_transfer(request).await?.await
     }
 
+    /// Notes what Shimul's app did with a tap (the button and app lanes).
+    pub async fn app_signal(&self, signal: AppSignal) -> Result<(), LabError> {
+        self.ask(|tx| Command::App(signal, tx)).await
+    }
+
     /// Hands a transfer to the sandbox and returns, once it is queued behind every command sent
     /// before it, the future of its answer: a script can queue transfers and clock moves in an
     /// exact order.
@@ -162,6 +174,26 @@ impl SandboxHandle {
     /// Replays a run into this (new, paused) sandbox and returns the run it produced.
     pub async fn rerun(&self, run: Run) -> Result<Run, LabError> {
         self.ask(|tx| Command::Rerun(Box::new(run), tx)).await
+    }
+
+    /// Replays a run into this (new, paused) sandbox only until the event log has reached
+    /// `event_id`, and returns the sandbox as it stood then: the tables as they were at that
+    /// event (after the step that wrote it, steps being atomic).
+    pub async fn rerun_to(&self, run: Run, event_id: i64) -> Result<SandboxState, LabError> {
+        self.ask(|tx| Command::RerunTo(Box::new(run), event_id, tx))
+            .await
+    }
+
+    /// Where an event stands in the log since the sandbox's start or last reset (1 for the
+    /// first), or `None` when the log has no such event.
+    pub async fn event_position(&self, event_id: i64) -> Result<Option<i64>, LabError> {
+        let (exists, position): (i64, i64) = sqlx::query_as(
+            "SELECT (SELECT COUNT(*) FROM events WHERE id = ?1), COUNT(*) FROM events WHERE id <= ?1",
+        )
+        .bind(event_id)
+        .fetch_one(&self.log)
+        .await?;
+        Ok((exists == 1).then_some(position))
     }
 
     /// The whole sandbox, between two steps.
@@ -271,6 +303,10 @@ struct Owner {
     events: broadcast::Sender<Arc<TimelineEvent>>,
     clock: watch::Sender<ClockState>,
     step_times: std::collections::HashMap<&'static str, StepTime>,
+    /// The id of the newest event in the log.
+    last_event: i64,
+    /// While rebuilding the past (rewind): stop running steps once this event is logged.
+    stop_at: Option<i64>,
 }
 
 /// Makes a new sandbox in `dir` (which must not hold one yet) and starts its owner.
@@ -365,6 +401,9 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
         ClockMode::Live
     };
     let log = stores.pool(StoreName::Lab).clone();
+    let last_event: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM events")
+        .fetch_one(&log)
+        .await?;
     let (events, _) = broadcast::channel(EVENT_BUFFER);
     let (clock_tx, clock_rx) = watch::channel(ClockState {
         now_ms,
@@ -389,6 +428,8 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
         events: events.clone(),
         clock: clock_tx,
         step_times: Default::default(),
+        last_event,
+        stop_at: None,
     };
     // The pipeline's processes start with the sandbox and pick up whatever was left undone.
     for step in pipeline::pending(&owner.world).await? {
@@ -471,10 +512,24 @@ impl Owner {
                     let r = self.rerun(*run).await;
                     let _ = reply.send(r);
                 }
+                Command::RerunTo(run, event_id, reply) => {
+                    let r = match self.replay_inputs(*run, Some(event_id)).await {
+                        Ok(true) => self.state_at_event(event_id).await,
+                        Ok(false) => Err(LabError::RunDiverged(format!(
+                            "the run ended before event {event_id}"
+                        ))),
+                        Err(e) => Err(e),
+                    };
+                    let _ = reply.send(r);
+                }
                 Command::StepTimes(reply) => {
                     let mut times: Vec<StepTime> = self.step_times.values().cloned().collect();
                     times.sort_by_key(|t| std::cmp::Reverse(t.total));
                     let _ = reply.send(Ok(times));
+                }
+                Command::App(signal, reply) => {
+                    let r = self.app_signal(signal).await;
+                    let _ = reply.send(r);
                 }
                 Command::Transfer(request, reply) => {
                     // On failure the reply is dropped and the caller hears the sandbox is
@@ -545,6 +600,10 @@ impl Owner {
             let started = Instant::now();
             self.publish(step.events).await?;
             self.note_time("event log: store and broadcast", started);
+            // A rewind stops the moment the event it wants is in the log.
+            if self.stop_at.is_some_and(|at| self.last_event >= at) {
+                break;
+            }
         }
         Ok(ran)
     }
@@ -703,7 +762,9 @@ impl Owner {
     }
 
     /// SHA-256 over the event log: each event's time, lane, kind, correlation, outcome and
-    /// details, one line each, in order. Ids are left out: they are the log's own numbering.
+    /// details, one line each, in order. Ids are left out: they are the log's own numbering; so
+    /// is the first event's kind, "created" or "reset": a run replayed after a reset starts
+    /// the same way as a new one.
     async fn log_hash(&self) -> Result<String, LabError> {
         use sha2::{Digest, Sha256};
         let rows: Vec<(i64, String, String, Option<String>, String, String)> = sqlx::query_as(
@@ -712,7 +773,10 @@ impl Owner {
         .fetch_all(self.world.stores.pool(StoreName::Lab))
         .await?;
         let mut hash = Sha256::new();
-        for row in rows {
+        for (i, mut row) in rows.into_iter().enumerate() {
+            if i == 0 && row.2 == "sandbox_reset" {
+                row.2 = "sandbox_created".to_owned();
+            }
             hash.update(
                 serde_json::to_string(&row)
                     .expect("rows serialise")
@@ -725,11 +789,19 @@ impl Owner {
 
     /// Runs steps until as many have run as `steps`, none later than `at_ms`, then stands the
     /// clock at `at_ms`: exactly where the original run took its next input.
-    async fn drive_to(&mut self, at_ms: i64, steps: u64) -> Result<(), LabError> {
+    async fn drive_to(
+        &mut self,
+        at_ms: i64,
+        steps: u64,
+        until: Option<i64>,
+    ) -> Result<bool, LabError> {
         while self.sim.counters().steps_run < steps {
             match self.sim.next_due() {
                 Some(due) if due <= at_ms => {
                     self.run_until(Some(at_ms), 1).await?;
+                    if until.is_some_and(|u| self.last_event >= u) {
+                        return Ok(true);
+                    }
                 }
                 _ => {
                     return Err(LabError::RunDiverged(format!(
@@ -745,35 +817,111 @@ impl Owner {
             )));
         }
         self.sim.settle_at(at_ms);
-        Ok(())
+        Ok(false)
     }
 
     async fn rerun(&mut self, run: Run) -> Result<Run, LabError> {
-        if run.seed != self.seed {
-            return Err(LabError::RunDiverged("the sandbox has another seed".into()));
-        }
-        self.anchor = None;
-        self.mode = ClockMode::Paused;
-        for RunInput {
-            at_ms,
-            after_step,
-            input,
-        } in run.inputs
-        {
-            self.drive_to(at_ms, after_step).await?;
-            self.apply_input(input).await?;
-            // Clock inputs may set the clock live; the replay drives it itself.
-            self.anchor = None;
-        }
-        self.drive_to(run.end_ms, run.end_steps).await?;
+        self.replay_inputs(run, None).await?;
         self.mode = ClockMode::Paused;
         self.save().await?;
         self.report_clock();
         self.export_run().await
     }
 
+    /// Drives the run's inputs in order (see [`Owner::drive_to`]); with `until`, stops as soon
+    /// as the event log holds that event and says whether it got there.
+    async fn replay_inputs(&mut self, run: Run, until: Option<i64>) -> Result<bool, LabError> {
+        if run.seed != self.seed {
+            return Err(LabError::RunDiverged("the sandbox has another seed".into()));
+        }
+        self.anchor = None;
+        self.mode = ClockMode::Paused;
+        self.stop_at = until;
+        let reached = |me: &Self| until.is_some_and(|u| me.last_event >= u);
+        if reached(self) {
+            return Ok(true);
+        }
+        for RunInput {
+            at_ms,
+            after_step,
+            input,
+        } in run.inputs
+        {
+            if self.drive_to(at_ms, after_step, until).await? {
+                return Ok(true);
+            }
+            self.apply_input(input).await?;
+            // Clock inputs may set the clock live; the replay drives it itself.
+            self.anchor = None;
+            self.mode = ClockMode::Paused;
+            if reached(self) {
+                return Ok(true);
+            }
+        }
+        let done = self.drive_to(run.end_ms, run.end_steps, until).await?;
+        self.mode = ClockMode::Paused;
+        Ok(done || reached(self))
+    }
+
+    /// The state right after the step that logged `event_id`, its clock at that event's time.
+    async fn state_at_event(&mut self, event_id: i64) -> Result<SandboxState, LabError> {
+        let mut state = self.state().await?;
+        let at: Option<i64> = sqlx::query_scalar("SELECT at_ms FROM events WHERE id = ?1")
+            .bind(event_id)
+            .fetch_optional(self.world.stores.pool(StoreName::Lab))
+            .await?;
+        if let Some(at) = at {
+            state.clock.now_ms = at;
+        }
+        state.clock.mode = ClockMode::Paused;
+        state.clock.next_due_ms = None;
+        Ok(state)
+    }
+
+    /// Puts the app's report of a tap on the button and app lanes.
+    async fn app_signal(&mut self, signal: AppSignal) -> Result<(), LabError> {
+        self.record_input(&json!({ "app": signal })).await?;
+        let now = self.sim.now();
+        let event = |layer, kind, key: Option<String>, outcome| NewEvent {
+            at_ms: now,
+            layer,
+            kind,
+            correlation: key,
+            outcome,
+            details: json!({}),
+        };
+        let events = match signal {
+            AppSignal::Tap { key, key_kept } => vec![
+                event(
+                    Layer::Button,
+                    EventKind::Tapped,
+                    Some(key.clone()),
+                    Outcome::Ok,
+                ),
+                if key_kept {
+                    event(Layer::App, EventKind::KeyKept, Some(key), Outcome::Caught)
+                } else {
+                    event(Layer::App, EventKind::KeyMade, Some(key), Outcome::Ok)
+                },
+            ],
+            AppSignal::TapIgnored { key } => vec![event(
+                Layer::Button,
+                EventKind::TapIgnored,
+                key,
+                Outcome::Caught,
+            )],
+        };
+        self.publish(events).await?;
+        self.report_clock();
+        Ok(())
+    }
+
     async fn apply_input(&mut self, input: serde_json::Value) -> Result<(), LabError> {
         let bad = |what: &str| LabError::RunDiverged(format!("cannot read input {what}"));
+        if let Some(a) = input.get("app") {
+            let signal = AppSignal::parse(a).map_err(|_| bad("app"))?;
+            return self.app_signal(signal).await;
+        }
         if let Some(t) = input.get("transfer") {
             let body: TransferBody =
                 serde_json::from_value(t["body"].clone()).map_err(|_| bad("transfer"))?;
@@ -968,6 +1116,9 @@ impl Owner {
             });
         }
         tx.commit().await?;
+        if let Some(last) = stored.last() {
+            self.last_event = last.id;
+        }
         for e in stored {
             // No stream listening is fine: the log has it.
             let _ = self.events.send(Arc::new(e));

@@ -36,8 +36,10 @@ pub fn router(lab: &Lab) -> Router<Lab> {
         .route("/api/sandboxes/{id}/reset", post(reset))
         .route("/api/sandboxes/{id}/events", get(sse::events))
         .route("/api/sandboxes/{id}/transfers", post(transfer))
+        .route("/api/sandboxes/{id}/app-events", post(app_event))
         .route("/api/sandboxes/{id}/replay", post(replay))
         .route("/api/sandboxes/{id}/run", get(export_run))
+        .route("/api/sandboxes/{id}/state-at/{event}", get(state_at))
         .route("/api/runs", post(import_run))
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/{*rest}", axum::routing::any(no_such_route))
@@ -267,6 +269,27 @@ async fn transfer(
     Ok(response)
 }
 
+/// What Shimul's app did with a tap, for the button and app lanes of the timeline:
+/// `{"signal": "tap", "key": "…", "key_kept": false}` or `{"signal": "tap_ignored", "key"?: "…"}`.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/app-events", tag = "payments",
+    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    request_body(content = Object, description = "`{\"signal\": \"tap\", \"key\": \"…\", \"key_kept\": false}`"),
+    responses(
+        (status = 204, description = "On the timeline"),
+        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
+async fn app_event(
+    State(lab): State<Lab>,
+    Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<StatusCode, LabError> {
+    let sandbox = lab.get(&id).await?;
+    let signal = crate::domain::phone::AppSignal::parse(&json_body(body, false)?)?;
+    sandbox.app_signal(signal).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
 /// Rewinds a consumer group by time: `{"consumer": "wallet"|"sms"|"fraud", "from_seconds_ago": n}`.
 #[utoipa::path(post, path = "/api/sandboxes/{id}/replay", tag = "controls",
     params(("id" = String, Path, description = "Sandbox id (UUID)")),
@@ -312,6 +335,28 @@ async fn replay(
         .map(|(p, o)| (p.to_string(), o.into()))
         .collect();
     Ok(Json(json!({"consumer": consumer, "offsets": offsets})))
+}
+
+/// The sandbox as it stood at one of its timeline events (rewind): the run is replayed into a
+/// scratch sandbox until that event, so the present is untouched.
+#[utoipa::path(get, path = "/api/sandboxes/{id}/state-at/{event}", tag = "runs",
+    params(
+        ("id" = String, Path, description = "Sandbox id (UUID)"),
+        ("event" = i64, Path, description = "A timeline event id of this sandbox"),
+    ),
+    responses(
+        (status = 200, body = SandboxState),
+        (status = 400, description = "No such event in this sandbox's log", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
+async fn state_at(
+    State(lab): State<Lab>,
+    Path((id, event)): Path<(String, String)>,
+) -> Result<Json<SandboxState>, LabError> {
+    let event: i64 = event
+        .parse()
+        .map_err(|_| FieldError::new("event", "expected a timeline event id"))?;
+    Ok(Json(lab.state_at(&id, event).await?))
 }
 
 /// The run so far: seed, timed inputs, clock, and the event log's hash.

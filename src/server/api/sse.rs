@@ -132,11 +132,23 @@ impl Feed {
     }
 }
 
+/// A timeline event as the stream sends it: the stored event plus `sent_ms`, the wall time
+/// (ms since the epoch) it was written to the stream, which the event-to-screen latency
+/// benchmark measures from. It is not part of the event log.
 fn timeline_event(e: &TimelineEvent) -> Event {
+    #[derive(serde::Serialize)]
+    struct Sent<'a> {
+        #[serde(flatten)]
+        event: &'a TimelineEvent,
+        sent_ms: f64,
+    }
+    let sent_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1_000.0);
     Event::default()
         .id(e.id.to_string())
         .event("timeline")
-        .json_data(e)
+        .json_data(Sent { event: e, sent_ms })
         .expect("timeline events serialise")
 }
 
