@@ -881,3 +881,165 @@ async fn an_exported_run_replays_to_the_same_timeline() {
     let r = lab.post("/api/runs", broken).await;
     expect_problem(r, 422, "run-diverged").await;
 }
+
+/// Issue 6, rewind: the tables as they were at an earlier event, rebuilt from the run, while
+/// the present stays as it is.
+#[tokio::test]
+async fn rewinding_shows_the_tables_as_they_were_at_an_event() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(5).await;
+    let body = json!({"to": "tithi", "amount": 500});
+    assert_eq!(lab.send(&id, "first", body.clone(), None).await.status, 201);
+    assert_eq!(lab.send(&id, "second", body, None).await.status, 201);
+    let first_debit = lab.events_of(&id, "debited").await[0]["id"]
+        .as_i64()
+        .unwrap();
+
+    let r = lab
+        .get(&format!("/api/sandboxes/{id}/state-at/{first_debit}"))
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let past: Value = r.json().await.unwrap();
+    assert_eq!(past["id"], id.as_str());
+    assert_eq!(
+        past["tables"]["payments.ledger"].as_array().unwrap().len(),
+        1
+    );
+    assert_eq!(past["balances"]["payments"]["shimul"], 1500);
+    assert_eq!(
+        past["balances"]["wallet"]["tithi"], 0,
+        "not yet credited then: {}",
+        past["balances"]
+    );
+    assert_eq!(past["tables"]["payments.ledger"][0]["idem_key"], "first");
+    // The log of the past ends at that event.
+    let events = past["tables"]["lab.events"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["kind"] == "debited"));
+    assert!(events
+        .iter()
+        .all(|e| e["id"].as_i64().unwrap() <= first_debit + 2));
+
+    // The present is untouched.
+    let now = lab.state(&id).await;
+    assert_eq!(
+        now["tables"]["payments.ledger"].as_array().unwrap().len(),
+        2
+    );
+    assert_eq!(now["balances"]["payments"]["shimul"], 1000);
+
+    // No such event, a word instead of a number, no such sandbox.
+    expect_problem(
+        lab.get(&format!("/api/sandboxes/{id}/state-at/999999"))
+            .await,
+        400,
+        "invalid-field",
+    )
+    .await;
+    expect_problem(
+        lab.get(&format!("/api/sandboxes/{id}/state-at/latest"))
+            .await,
+        400,
+        "invalid-field",
+    )
+    .await;
+    expect_problem(
+        lab.get("/api/sandboxes/6c1b2d9e-0000-4000-8000-000000000000/state-at/1")
+            .await,
+        404,
+        "unknown-sandbox",
+    )
+    .await;
+}
+
+/// A reset sandbox still rewinds: its log restarts at the reset, and so does the rebuild.
+#[tokio::test]
+async fn rewinding_after_a_reset_counts_from_the_reset() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(6).await;
+    let body = json!({"to": "tithi", "amount": 500});
+    lab.send(&id, "before-reset", body.clone(), None).await;
+    assert_eq!(
+        lab.post(&format!("/api/sandboxes/{id}/reset"), json!({}))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    lab.clock(&id, json!({"mode": "paused"})).await;
+    lab.send(&id, "after-reset", body, None).await;
+    let debit = lab.events_of(&id, "debited").await[0]["id"]
+        .as_i64()
+        .unwrap();
+    let past: Value = lab
+        .get(&format!("/api/sandboxes/{id}/state-at/{debit}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let ledger = past["tables"]["payments.ledger"].as_array().unwrap();
+    assert_eq!(ledger.len(), 1);
+    assert_eq!(ledger[0]["idem_key"], "after-reset");
+}
+
+/// The phone's reports of its taps land on the button and app lanes, checked like any input.
+#[tokio::test]
+async fn the_app_reports_its_taps_on_the_button_and_app_lanes() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(7).await;
+    let path = format!("/api/sandboxes/{id}/app-events");
+    let r = lab
+        .post(
+            &path,
+            json!({"signal": "tap", "key": "k-1", "key_kept": false}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let r = lab
+        .post(&path, json!({"signal": "tap_ignored", "key": "k-1"}))
+        .await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let r = lab
+        .post(
+            &path,
+            json!({"signal": "tap", "key": "k-1", "key_kept": true}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let tapped = lab.events_of(&id, "tapped").await;
+    assert_eq!(tapped.len(), 2);
+    assert_eq!(
+        (
+            tapped[0]["layer"].as_str(),
+            tapped[0]["correlation"].as_str()
+        ),
+        (Some("button"), Some("k-1"))
+    );
+    let ignored = lab.events_of(&id, "tap_ignored").await;
+    assert_eq!(
+        (ignored[0]["layer"].as_str(), ignored[0]["outcome"].as_str()),
+        (Some("button"), Some("caught"))
+    );
+    assert_eq!(lab.events_of(&id, "key_made").await[0]["layer"], "app");
+    assert_eq!(lab.events_of(&id, "key_kept").await[0]["outcome"], "caught");
+    for bad in [
+        json!({"signal": "swipe"}),
+        json!({"signal": "tap", "key": "", "key_kept": false}),
+        json!({"signal": "tap", "key": "k", "key_kept": "yes"}),
+        json!([]),
+    ] {
+        expect_problem(lab.post(&path, bad).await, 400, "invalid-field").await;
+    }
+    // Reports are inputs: a run replays them.
+    let run: Value = lab
+        .get(&format!("/api/sandboxes/{id}/run"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let replayed: Value = lab
+        .post("/api/runs", run.clone())
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(replayed["log_hash"], run["log_hash"]);
+}

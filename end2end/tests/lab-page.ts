@@ -15,6 +15,8 @@ export class LabPage {
   readonly reset: Locator;
   readonly langSwitch: Locator;
   readonly reopenApp: Locator;
+  /** Page errors and console errors (an HTTP error status the app handles is not one). */
+  readonly errors: string[] = [];
   readonly pause: Locator;
   readonly step: Locator;
   readonly speed: Locator;
@@ -39,6 +41,15 @@ export class LabPage {
     this.reset = page.getByTestId('reset');
     this.langSwitch = page.getByTestId('lang-switch');
     this.reopenApp = page.getByTestId('reopen-app');
+    page.on('pageerror', (e) => this.errors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) this.errors.push(m.text());
+    });
+  }
+
+  /** No script error and no refused content (a CSP violation is a console error). */
+  expectNoErrors() {
+    expect(this.errors).toEqual([]);
   }
 
   safeguard(id: string): Locator {

@@ -29,6 +29,7 @@ test.describe('the lab screen', () => {
     await expect(page.locator('#damage-title')).toHaveText('Damage meter');
     await lab.langSwitch.click();
     await expect(lab.send).toHaveText('পাঠান');
+    lab.expectNoErrors();
   });
 
   test('works at a phone width, by keyboard', async ({ browser }) => {

@@ -4,6 +4,7 @@ mod format;
 mod home;
 pub mod i18n;
 pub mod lab;
+mod run;
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
@@ -88,6 +89,7 @@ pub fn App() -> impl IntoView {
                     <Routes fallback=|| view! { <NotFound /> }>
                         <Route path=path!("/") view=home::Home />
                         <Route path=path!("/lab/:id") view=lab::LabPage />
+                        <Route path=path!("/run") view=run::RunPage />
                     </Routes>
                 </main>
             </Router>

@@ -236,10 +236,15 @@ impl Stream {
             }
             match kind.as_deref() {
                 Some("timeline") => {
-                    s.timeline.push((
-                        id.expect("timeline events carry an id"),
-                        serde_json::from_str(&data).unwrap(),
-                    ));
+                    // `sent_ms` is when the stream wrote the event (for the latency
+                    // benchmark), not part of the event.
+                    let mut event: Value = serde_json::from_str(&data).unwrap();
+                    assert!(event["sent_ms"].as_f64().is_some_and(|ms| ms > 1.7e12));
+                    if let Some(map) = event.as_object_mut() {
+                        map.remove("sent_ms");
+                    }
+                    s.timeline
+                        .push((id.expect("timeline events carry an id"), event));
                     s.order.push("timeline".into());
                 }
                 Some("clock") => {

@@ -26,7 +26,7 @@ const FIGURES: [Figure; 10] = [
 
 #[component]
 pub fn DamageMeter(live: LabStream) -> impl IntoView {
-    let state = live.state;
+    let state = live.shown;
     let harmed = move || {
         state.with(|s| {
             FIGURES

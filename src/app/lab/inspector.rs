@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
-use super::stream::LabStream;
+use super::stream::{LabStream, View};
 use super::ROWS_PER_TABLE;
+use crate::app::format::event_time_text;
 use crate::app::i18n::{digits, num, tr_args, tr_id};
 
 /// The stores in the order a transfer meets them.
@@ -32,11 +33,37 @@ const FIRST_ROWS: usize = 10;
 
 #[component]
 pub fn Inspector(live: LabStream) -> impl IntoView {
-    let state = live.state;
+    let state = live.shown;
+    let view = live.view;
     view! {
         <section class="panel inspector" aria-labelledby="inspector-title" data-testid="inspector">
             <h2 id="inspector-title">{move || tr!("inspector-title")}</h2>
             <p class="hint">{move || tr!("inspector-hint", { "rows" => num(ROWS_PER_TABLE as i64) })}</p>
+            <div class="rewound" data-testid="inspector-view" data-view=move || match view.get() {
+                View::Now => "now",
+                View::Loading(_) => "loading",
+                View::At(..) => "past",
+                View::Failed(..) => "failed",
+            } role="status" aria-live="polite">
+                {move || match view.get() {
+                    View::Now => None,
+                    View::Loading(id) => Some(view! {
+                        <p class="pending"><span class="spinner" aria-hidden="true"></span>
+                            {move || tr!("rewind-loading", { "event" => digits(&id.to_string()) })}</p>
+                    }.into_any()),
+                    View::At(id, past) => {
+                        let at = past.clock.now_ms;
+                        Some(view! {
+                            <p class="past-banner">
+                                {move || tr!("rewind-showing", { "event" => digits(&id.to_string()), "time" => event_time_text(at) })}
+                                " "
+                                <button type="button" on:click=move |_| view.set(View::Now)>{move || tr!("rewind-back")}</button>
+                            </p>
+                        }.into_any())
+                    }
+                    View::Failed(_, e) => Some(view! { <p class="error">{e}</p> }.into_any()),
+                }}
+            </div>
             {STORES
                 .into_iter()
                 .map(|store| {
@@ -67,7 +94,7 @@ pub fn Inspector(live: LabStream) -> impl IntoView {
 
 #[component]
 fn TableView(live: LabStream, name: String) -> impl IntoView {
-    let state = live.state;
+    let state = live.shown;
     let open = RwSignal::new(OPEN_AT_START.contains(&name.as_str()));
     let show_all = RwSignal::new(false);
     let key = StoredValue::new(name.clone());

@@ -8,12 +8,12 @@
 mod clock_panel;
 mod controls;
 mod damage;
-mod event_list;
 mod inspector;
 mod instructor;
 mod network;
 mod phone;
 mod stream;
+mod timeline;
 mod tithi;
 
 use leptos::prelude::*;
@@ -22,13 +22,14 @@ use leptos_fluent::tr;
 use leptos_router::hooks::use_params_map;
 
 use crate::domain::phone::{Attack, AttackAnswer};
+use crate::domain::run::Run;
 use crate::domain::{ClockCommand, ClockState, Faults, Safeguards, SandboxState};
 use damage::DamageMeter;
-use event_list::EventList;
 use inspector::Inspector;
 use instructor::InstructorPanel;
 use network::NetworkPanel;
 use phone::ShimulPhone;
+use timeline::Timeline;
 use tithi::TithiPhone;
 
 /// Rows per table the screen reads; the newest ones.
@@ -150,6 +151,48 @@ pub async fn replay_consumer(
         .map_err(|e| ServerFnError::new(e.to_string()))
 }
 
+/// The sandbox as it stood at one of its timeline events (rewind), each table cut like
+/// [`get_state`]'s.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn state_at(sandbox: String, event_id: i64) -> Result<SandboxState, ServerFnError> {
+    let lab = expect_context::<crate::server::web::AppState>().lab;
+    let mut st = lab
+        .state_at(&sandbox, event_id)
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))?;
+    for rows in st.tables.values_mut() {
+        if rows.len() > ROWS_PER_TABLE {
+            rows.drain(..rows.len() - ROWS_PER_TABLE);
+        }
+    }
+    Ok(st)
+}
+
+/// The run so far (seed, timed inputs, the event log's hash), for a link.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn export_run(sandbox: String) -> Result<Run, ServerFnError> {
+    sandbox_of(&sandbox)
+        .await?
+        .export_run()
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))
+}
+
+/// Replays a run into a new sandbox; returns the new sandbox's id and its event log's hash.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn import_run(run: Run) -> Result<(String, String), ServerFnError> {
+    let lab = expect_context::<crate::server::web::AppState>().lab;
+    let sandbox = lab
+        .create(Some(run.seed), crate::domain::ClockMode::Paused)
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))?;
+    let replayed = sandbox
+        .rerun(run)
+        .await
+        .map_err(|e| ServerFnError::new(e.to_string()))?;
+    Ok((sandbox.id.to_string(), replayed.log_hash))
+}
+
 /// Makes a new sandbox with the given seed (or a random one) and returns its id.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn new_sandbox(seed: Option<u64>) -> Result<String, ServerFnError> {
@@ -160,6 +203,11 @@ pub async fn new_sandbox(seed: Option<u64>) -> Result<String, ServerFnError> {
         .await
         .map_err(|e| ServerFnError::new(e.to_string()))?;
     Ok(s.id.to_string())
+}
+
+/// A server function's error as a sentence for the page.
+pub fn server_error_text(detail: &str) -> String {
+    controls::server_error(detail)
 }
 
 #[component]
@@ -205,7 +253,7 @@ fn Lab(id: String, initial: SandboxState) -> impl IntoView {
                 </div>
                 <div class="lab-col lab-watch">
                     {view! { <DamageMeter live=live.clone() /> }.into_any()}
-                    {view! { <EventList live=live.clone() /> }.into_any()}
+                    {view! { <Timeline live=live.clone() /> }.into_any()}
                     {view! { <Inspector live=live.clone() /> }.into_any()}
                 </div>
                 <div class="lab-col lab-teach">

@@ -9,7 +9,7 @@ use leptos_fluent::tr;
 
 use super::stream::LabStream;
 use crate::app::i18n::{digits, taka, tr_id};
-use crate::domain::phone::{key_for_tap, parse_amount, Answer, Pending};
+use crate::domain::phone::{key_for_tap, parse_amount, Answer, AppSignal, Pending};
 use crate::domain::{Receipt, Safeguard, SafeguardValue};
 
 /// Taps closer together than this count as one when the button is guarded (a finger's
@@ -141,13 +141,17 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
     let send = {
         let live = live.clone();
         let sandbox = sandbox.clone();
-        move |key: String, amount: i64, intent: String| {
+        move |key: String, amount: i64, intent: String, tap: Option<AppSignal>| {
             let live = live.clone();
             let sandbox = sandbox.clone();
             in_flight.update(|n| *n += 1);
             screen.set(Screen::Sending);
             last_key.set(Some(key.clone()));
             leptos::task::spawn_local(async move {
+                // The tap goes on the timeline before its request leaves.
+                if let Some(signal) = tap {
+                    http::post_app_signal(&sandbox, &signal).await;
+                }
                 let (retries, backoff_ms) = live
                     .state
                     .with_untracked(|s| (s.faults.auto_retries, s.faults.retry_backoff_ms));
@@ -200,7 +204,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
             if let Some(p) = storage::load_pending(&sandbox) {
                 let intent = storage::intent(&sandbox);
                 pending.set(Some(p.clone()));
-                send(p.key.clone(), p.amount, intent);
+                send(p.key.clone(), p.amount, intent, None);
                 screen.set(Screen::Resuming);
             }
         });
@@ -214,11 +218,16 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
             let guard = switch_untracked(&live, Safeguard::ButtonGuard);
             let keep_keys = switch_untracked(&live, Safeguard::KeyPersistence);
             if guard {
-                if in_flight.get_untracked() > 0 {
-                    return;
-                }
                 let now = super::stream::now_ms();
-                if now - last_tap.get_value() < DEBOUNCE_MS {
+                if in_flight.get_untracked() > 0 || now - last_tap.get_value() < DEBOUNCE_MS {
+                    // Caught at the button: the lab hears of it, the server does not.
+                    let signal = AppSignal::TapIgnored {
+                        key: pending.get_untracked().map(|p| p.key),
+                    };
+                    let sandbox = sandbox.clone();
+                    leptos::task::spawn_local(async move {
+                        http::post_app_signal(&sandbox, &signal).await;
+                    });
                     return;
                 }
                 last_tap.set_value(now);
@@ -257,9 +266,14 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
             if keep_keys {
                 storage::save_pending(&sandbox, &p);
             }
+            let key_kept = keep_keys && current.as_ref().is_some_and(|c| c.key == key);
             pending.set(Some(p));
             taps.update(|t| *t += 1);
-            send(key, amount, intent);
+            let tap = AppSignal::Tap {
+                key: key.clone(),
+                key_kept,
+            };
+            send(key, amount, intent, Some(tap));
         }
     };
 
@@ -306,7 +320,8 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     type="submit"
                     class="send"
                     data-testid="send-button"
-                    disabled=disabled
+                    aria-disabled=move || disabled().to_string()
+                    class:guarded=disabled
                     aria-busy=move || busy().to_string()
                 >
                     <Show when=disabled>
@@ -487,7 +502,7 @@ mod storage {
 
 /// The app's HTTP library: one POST to the payment API, read into an [`Answer`].
 mod http {
-    use crate::domain::phone::Answer;
+    use crate::domain::phone::{Answer, AppSignal};
 
     /// Sends a transfer; a failed connection is, to the app, no answer at all.
     pub async fn post_transfer(sandbox: &str, key: &str, intent: &str, amount: i64) -> Answer {
@@ -503,6 +518,19 @@ mod http {
             let _ = (sandbox, key, intent, amount);
             Answer::NoAnswer
         }
+    }
+
+    /// Tells the lab what the app did with a tap (the button and app lanes). Best effort: the
+    /// app goes on whatever the lab says.
+    pub async fn post_app_signal(sandbox: &str, signal: &AppSignal) {
+        #[cfg(feature = "hydrate")]
+        {
+            let body = serde_json::to_string(signal).unwrap_or_default();
+            let _ =
+                browser::post_json(&format!("/api/sandboxes/{sandbox}/app-events"), &body).await;
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (sandbox, signal);
     }
 
     /// Waits `ms` of wall time.
@@ -554,6 +582,23 @@ mod http {
                 .ok()?
                 .as_string()?;
             Some((response.status(), text, replayed))
+        }
+
+        pub async fn post_json(url: &str, body: &str) -> Option<u16> {
+            let headers = Headers::new().ok()?;
+            headers.set("Content-Type", "application/json").ok()?;
+            let init = RequestInit::new();
+            init.set_method("POST");
+            init.set_headers(&headers);
+            init.set_body(&JsValue::from_str(body));
+            let request = Request::new_with_str_and_init(url, &init).ok()?;
+            let response: Response =
+                JsFuture::from(leptos::prelude::window().fetch_with_request(&request))
+                    .await
+                    .ok()?
+                    .dyn_into()
+                    .ok()?;
+            Some(response.status())
         }
 
         pub async fn sleep(ms: i32) {

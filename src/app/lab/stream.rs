@@ -4,15 +4,35 @@
 //! hydrated, an `EventSource` delivers the clock and every timeline event; the browser resends
 //! `Last-Event-ID` on its own when the connection drops, so nothing is missed. Each burst of
 //! events also refreshes the sandbox's state (balances, tables, damage), so every panel shows
-//! what the stores hold now.
+//! what the stores hold now. Events that arrive within one animation frame are added
+//! together, so a burst of thousands costs a few renders, not thousands.
+
+use std::collections::HashMap;
 
 use leptos::prelude::*;
 
-use crate::domain::{ClockState, EventKind, SandboxState, TimelineEvent};
+use crate::domain::{ClockState, EventKind, Layer, Outcome, SandboxState, TimelineEvent};
 
-/// How many recent events the screen keeps.
+/// How many events the screen keeps (the timeline draws only those in view).
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-pub const KEEP_EVENTS: usize = 200;
+pub const KEEP_EVENTS: usize = 50_000;
+
+/// Duplicates caught and escaped on one lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaneCount {
+    pub caught: u32,
+    pub escaped: u32,
+}
+
+/// Where the inspector is looking: the present, or the past at one event.
+#[derive(Clone, Debug, PartialEq)]
+pub enum View {
+    Now,
+    /// Rebuilding the sandbox as it was at this event.
+    Loading(i64),
+    At(i64, Box<SandboxState>),
+    Failed(i64, String),
+}
 
 /// What the lab screen shows live.
 #[derive(Clone)]
@@ -20,8 +40,20 @@ pub struct LabStream {
     pub clock: RwSignal<ClockState>,
     /// Browser time (ms, `performance.now()`) when `clock` arrived: the base for ticking.
     pub clock_at: RwSignal<f64>,
-    /// The newest events, oldest first.
+    /// The events since the sandbox's start or last reset, oldest first.
     pub events: RwSignal<Vec<TimelineEvent>>,
+    /// Duplicates caught and escaped per lane, kept as events arrive.
+    pub counts: RwSignal<HashMap<Layer, LaneCount>>,
+    /// When the server wrote each event to the stream (wall ms since the epoch), for the
+    /// latency benchmark.
+    pub sent_ms: StoredValue<HashMap<i64, f64>>,
+    /// The inspector's view: now, or rewound to an event.
+    pub view: RwSignal<View>,
+    /// The state the inspector and the damage meter show: the present, or the rewound past.
+    pub shown: Memo<SandboxState>,
+    /// Events that arrived since the last frame.
+    #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+    incoming: StoredValue<(Vec<TimelineEvent>, bool)>,
     /// Whether the stream is connected right now.
     pub connected: RwSignal<bool>,
     /// The whole sandbox as last read: balances, safeguards, faults, tables, damage.
@@ -35,12 +67,24 @@ pub struct LabStream {
 
 impl LabStream {
     pub fn new(sandbox: String, initial: SandboxState) -> LabStream {
+        let clock = initial.clock;
+        let state = RwSignal::new(initial);
+        let view = RwSignal::new(View::Now);
+        let shown = Memo::new(move |_| match view.get() {
+            View::At(_, past) => *past,
+            _ => state.get(),
+        });
         LabStream {
-            clock: RwSignal::new(initial.clock),
+            shown,
+            clock: RwSignal::new(clock),
             clock_at: RwSignal::new(0.0),
             events: RwSignal::new(Vec::new()),
+            counts: RwSignal::new(HashMap::new()),
+            sent_ms: StoredValue::new(HashMap::new()),
+            view,
+            incoming: StoredValue::new((Vec::new(), false)),
             connected: RwSignal::new(false),
-            state: RwSignal::new(initial),
+            state,
             resets: RwSignal::new(0),
             refreshing: RwSignal::new((false, false)),
             sandbox: StoredValue::new(sandbox),
@@ -86,25 +130,69 @@ impl LabStream {
         self.clock_at.set(now_ms());
     }
 
-    /// Adds events as they arrive; a reset starts a fresh list.
+    /// Takes an event from the stream; it joins the list at the next animation frame.
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-    fn push(&self, event: TimelineEvent) {
-        if event.kind == EventKind::SandboxReset {
-            self.resets.update(|n| *n += 1);
+    fn receive(&self, event: TimelineEvent, sent_ms: Option<f64>) {
+        if let Some(ms) = sent_ms {
+            self.sent_ms.update_value(|m| {
+                m.insert(event.id, ms);
+            });
         }
-        self.events.update(|list| {
-            if event.kind == EventKind::SandboxReset {
-                list.clear();
-            }
-            if list.last().is_some_and(|last| last.id >= event.id) {
-                return;
-            }
+        let mut schedule = false;
+        self.incoming.update_value(|(list, scheduled)| {
             list.push(event);
+            if !*scheduled {
+                *scheduled = true;
+                schedule = true;
+            }
+        });
+        if schedule {
+            let this = self.clone();
+            request_animation_frame(move || this.flush());
+        }
+    }
+
+    /// Adds what arrived since the last frame; a reset starts a fresh list.
+    #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+    fn flush(&self) {
+        let mut batch = Vec::new();
+        self.incoming.update_value(|(list, scheduled)| {
+            batch = std::mem::take(list);
+            *scheduled = false;
+        });
+        if batch.is_empty() {
+            return;
+        }
+        if let Some(at) = batch
+            .iter()
+            .rposition(|e| e.kind == EventKind::SandboxReset)
+        {
+            batch.drain(..at);
+            self.resets.update(|n| *n += 1);
+            self.events.update(Vec::clear);
+            self.counts.update(HashMap::clear);
+            self.view.set(View::Now);
+        }
+        let last = self.events.with_untracked(|l| l.last().map_or(0, |e| e.id));
+        batch.retain(|e| e.id > last);
+        self.counts.update(|counts| {
+            for e in &batch {
+                let c = counts.entry(e.layer).or_default();
+                match e.outcome {
+                    Outcome::Caught => c.caught += 1,
+                    Outcome::Escaped => c.escaped += 1,
+                    _ => {}
+                }
+            }
+        });
+        self.events.update(|list| {
+            list.extend(batch);
             if list.len() > KEEP_EVENTS {
                 let extra = list.len() - KEEP_EVENTS;
                 list.drain(..extra);
             }
         });
+        self.refresh();
     }
 
     /// Connects to the sandbox's event stream once hydrated; closes it when the view goes.
@@ -160,13 +248,14 @@ mod browser {
         let on_event = {
             let stream = stream.clone();
             Closure::<dyn Fn(MessageEvent)>::new(move |m: MessageEvent| {
-                if let Some(event) = m
-                    .data()
-                    .as_string()
-                    .and_then(|s| serde_json::from_str::<TimelineEvent>(&s).ok())
-                {
-                    stream.push(event);
-                    stream.refresh();
+                let Some(text) = m.data().as_string() else {
+                    return;
+                };
+                if let Ok(event) = serde_json::from_str::<TimelineEvent>(&text) {
+                    let sent = serde_json::from_str::<serde_json::Value>(&text)
+                        .ok()
+                        .and_then(|v| v["sent_ms"].as_f64());
+                    stream.receive(event, sent);
                 }
             })
         };

@@ -1,0 +1,157 @@
+import { test, expect, type Locator } from '@playwright/test';
+import { LabPage } from './lab-page';
+
+// The live timeline (issue 6): lanes, chains, counters, rewind, run links, shortcuts.
+
+/** Whether a mark sits inside the column of its lane's header. */
+async function inLane(lab: LabPage, mark: Locator): Promise<boolean> {
+  const layer = (await mark.getAttribute('data-layer'))!;
+  const head = lab.page.locator(`.lane-head [data-lane="${layer}"]`);
+  const [m, h] = [await mark.boundingBox(), await head.boundingBox()];
+  if (!m || !h) return false;
+  const centre = m.x + m.width / 2;
+  return centre >= h.x && centre <= h.x + h.width;
+}
+
+test('a scripted run puts each outcome on its lane', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.fast();
+  await lab.send.dblclick();
+  await lab.phoneSays('receipt');
+  await lab.setSafeguard('key_persistence', false);
+  await lab.setSafeguard('idempotency_table', false);
+  await lab.setFault('response_loss_pct', 100);
+  expect(await lab.tap()).toBe('unknown');
+  await lab.setFault('response_loss_pct', 0);
+  expect(await lab.tap()).toBe('receipt');
+
+  const expected: [string, string, string][] = [
+    ['tapped', 'button', 'ok'],
+    ['tap_ignored', 'button', 'caught'],
+    ['key_made', 'app', 'ok'],
+    ['response_lost', 'network', 'lost'],
+    ['caller_timed_out', 'app', 'unknown'],
+    ['key_claimed', 'api', 'ok'],
+    ['outbox_written', 'outbox', 'ok'],
+    ['record_appended', 'broker', 'ok'],
+    ['credited', 'wallet', 'ok'],
+    ['sms_sent', 'sms', 'ok'],
+  ];
+  for (const [kind, layer, outcome] of expected) {
+    const mark = lab.kind(kind).first();
+    await expect(mark).toHaveAttribute('data-layer', layer);
+    await expect(mark).toHaveAttribute('data-outcome', outcome);
+    expect(await inLane(lab, mark), `${kind} in the ${layer} lane`).toBe(true);
+  }
+  // The second debit of one intent escaped: damage, on the ledger lane.
+  const escaped = page.locator('[data-testid="timeline-event"][data-kind="debited"][data-outcome="escaped"]');
+  await expect(escaped).toHaveCount(1);
+  expect(await inLane(lab, escaped)).toBe(true);
+  // Counters per lane: the button caught one, the ledger let one escape.
+  await expect(page.getByTestId('lane-count-button')).toHaveAttribute('data-caught', '1');
+  await expect(page.getByTestId('lane-count-ledger')).toHaveAttribute('data-escaped', '1');
+  // Details on focus: the accessible name says what happened.
+  await expect(escaped).toHaveAttribute('aria-label', /৳৫০০/);
+  lab.expectNoErrors();
+});
+
+test('selecting an event lights up its whole chain', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.fast();
+  expect(await lab.tap()).toBe('receipt');
+  await expect(lab.kind('sms_sent')).toHaveCount(1);
+  expect(await lab.tap()).toBe('receipt');
+  await expect(lab.kind('sms_sent')).toHaveCount(2);
+
+  // Newest first on screen: the last mark of a kind is the first transfer's.
+  await lab.kind('debited').last().click();
+  const row = (kind: string, n: 'first' | 'last') => lab.kind(kind)[n]().locator('xpath=..');
+  for (const kind of ['tapped', 'key_made', 'request_sent', 'key_claimed', 'debited', 'outbox_written',
+    'event_published', 'fraud_approved', 'credited', 'sms_sent']) {
+    await expect(row(kind, 'last'), kind).toHaveClass(/in-chain/);
+  }
+  // The other transfer's chain stays dark, and so does the lab's own lane.
+  await expect(row('debited', 'first')).toHaveClass(/dimmed/);
+  await expect(row('sandbox_created', 'first')).not.toHaveClass(/in-chain/);
+  await expect(page.getByTestId('event-details')).toContainText('TXN-88412');
+  lab.expectNoErrors();
+});
+
+test('rewind shows the tables as they were, and the present goes on', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.fast();
+  expect(await lab.tap()).toBe('receipt');
+  expect(await lab.tap()).toBe('receipt');
+  const ledgerRows = page.locator('[data-table="payments.ledger"] tbody tr');
+  await expect(ledgerRows).toHaveCount(2);
+
+  await lab.kind('debited').last().click();
+  await page.getByTestId('rewind-here').click();
+  await expect(page.getByTestId('inspector-view')).toHaveAttribute('data-view', 'past');
+  await expect(ledgerRows).toHaveCount(1);
+  await expect(page.locator('[data-table="payments.ledger"]')).toContainText('TXN-88412');
+  await expect(page.locator('[data-table="payments.ledger"]')).not.toContainText('TXN-88413');
+  // The phone still lives in the present.
+  await expect(lab.shimulBalance).toHaveAttribute('data-value', '1000');
+
+  await page.getByTestId('rewind-now').click();
+  await expect(page.getByTestId('inspector-view')).toHaveAttribute('data-view', 'now');
+  await expect(ledgerRows).toHaveCount(2);
+  lab.expectNoErrors();
+});
+
+test('a run exported as a link replays into a new sandbox with the same timeline', async ({ page, context }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.fast();
+  await lab.setFault('response_loss_pct', 100);
+  expect(await lab.tap()).toBe('unknown');
+  await lab.setFault('response_loss_pct', 0);
+  expect(await lab.tap()).toBe('receipt');
+  await lab.pause.click();
+  await expect(lab.clock).toHaveAttribute('data-mode', 'paused');
+
+  await page.getByTestId('run-link-make').click();
+  const link = await page.getByTestId('run-link').inputValue();
+  expect(link).toMatch(/\/run#/);
+  const original = await lab.events.evaluateAll((els) =>
+    els.map((e) => [e.dataset.atMs, e.dataset.layer, e.dataset.kind, e.dataset.outcome].join(' ')).reverse());
+
+  const other = await context.newPage();
+  await other.goto(link);
+  const result = other.getByTestId('run-result');
+  await expect(result).toHaveAttribute('data-state', 'same', { timeout: 20_000 });
+  expect(await other.getByTestId('hash-got').textContent()).toBe(await other.getByTestId('hash-expected').textContent());
+  await other.getByTestId('open-replay').click();
+  const replay = new LabPage(other);
+  await replay.hydrated();
+  await expect(replay.events).toHaveCount(original.length);
+  const replayed = await replay.events.evaluateAll((els) =>
+    els.map((e) => [e.dataset.atMs, e.dataset.layer, e.dataset.kind, e.dataset.outcome].join(' ')).reverse());
+  expect(replayed).toEqual(original);
+  expect(replay.sandboxId()).not.toBe(lab.sandboxId());
+  lab.expectNoErrors();
+});
+
+test('keyboard shortcuts: space pauses and runs, → steps, ? shows the help', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await page.locator('body').click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press(' ');
+  await expect(lab.clock).toHaveAttribute('data-mode', 'paused');
+  const stepped = await lab.kind('clock_stepped').count();
+  await page.keyboard.press('ArrowRight');
+  await expect(lab.kind('clock_stepped')).toHaveCount(stepped + 1);
+  await page.keyboard.press('?');
+  const help = page.getByTestId('shortcut-help');
+  await expect(help).toBeVisible();
+  await expect(help.getByRole('button')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(help).toBeHidden();
+  await page.keyboard.press(' ');
+  await expect(lab.clock).toHaveAttribute('data-mode', 'live');
+  lab.expectNoErrors();
+});

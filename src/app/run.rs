@@ -1,0 +1,89 @@
+//! `/run#…`: a run shared as a link. The fragment carries the run (seed, timed inputs and the
+//! original event log's hash); this page replays it into a new sandbox and says whether the
+//! replay's event log has the same hash, then opens it.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+#[cfg(feature = "hydrate")]
+use crate::app::lab::import_run;
+#[cfg(feature = "hydrate")]
+use crate::domain::run::Run;
+
+/// What became of the link.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+enum Outcome {
+    Reading,
+    Replaying,
+    Done {
+        sandbox: String,
+        expected: String,
+        got: String,
+    },
+    Failed(String),
+}
+
+#[component]
+pub fn RunPage() -> impl IntoView {
+    let outcome = RwSignal::new(Outcome::Reading);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        let hash = window().location().hash().unwrap_or_default();
+        let json = js_sys::decode_uri_component(hash.trim_start_matches('#'))
+            .map(String::from)
+            .unwrap_or_default();
+        let run: Run = match serde_json::from_str(&json) {
+            Ok(run) => run,
+            Err(_) => {
+                outcome.set(Outcome::Failed(tr!("run-link-unreadable")));
+                return;
+            }
+        };
+        let expected = run.log_hash.clone();
+        outcome.set(Outcome::Replaying);
+        leptos::task::spawn_local(async move {
+            outcome.set(match import_run(run).await {
+                Ok((sandbox, got)) => Outcome::Done {
+                    sandbox,
+                    expected,
+                    got,
+                },
+                Err(e) => Outcome::Failed(crate::app::lab::server_error_text(&e.to_string())),
+            });
+        });
+    });
+    view! {
+        <section class="panel run-page" aria-labelledby="run-title">
+            <h1 id="run-title">{move || tr!("run-page-title")}</h1>
+            <div role="status" aria-live="polite" data-testid="run-result" data-state=move || match outcome.get() {
+                Outcome::Reading => "reading",
+                Outcome::Replaying => "replaying",
+                Outcome::Done { ref expected, ref got, .. } if expected == got => "same",
+                Outcome::Done { .. } => "different",
+                Outcome::Failed(_) => "failed",
+            }>
+                {move || match outcome.get() {
+                    Outcome::Reading | Outcome::Replaying => view! {
+                        <p class="pending"><span class="spinner" aria-hidden="true"></span>{move || tr!("run-page-replaying")}</p>
+                    }.into_any(),
+                    Outcome::Done { sandbox, expected, got } => {
+                        let same = expected == got;
+                        view! {
+                            <p class=if same { "verdict ok" } else { "verdict bad" }>
+                                <span aria-hidden="true">{if same { "✓ " } else { "✕ " }}</span>
+                                {move || if same { tr!("run-page-same") } else { tr!("run-page-different") }}
+                            </p>
+                            <dl class="details-list">
+                                <dt>{move || tr!("run-page-expected")}</dt><dd><code data-testid="hash-expected">{expected}</code></dd>
+                                <dt>{move || tr!("run-page-got")}</dt><dd><code data-testid="hash-got">{got}</code></dd>
+                            </dl>
+                            <a class="button primary" data-testid="open-replay" href=format!("/lab/{sandbox}") rel="external">{move || tr!("run-page-open")}</a>
+                        }.into_any()
+                    }
+                    Outcome::Failed(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+                }}
+            </div>
+        </section>
+    }
+}
