@@ -17,6 +17,10 @@ use crate::domain::{ClockState, EventKind, Layer, Outcome, SandboxState, Timelin
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 pub const KEEP_EVENTS: usize = 50_000;
 
+/// How long after a burst of events the state is read again, ms.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+const REFRESH_DELAY_MS: u64 = 150;
+
 /// Duplicates caught and escaped on one lane.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LaneCount {
@@ -62,6 +66,8 @@ pub struct LabStream {
     pub resets: RwSignal<u32>,
     /// A state read is under way / another one is wanted after it.
     refreshing: RwSignal<(bool, bool)>,
+    /// A state read is scheduled.
+    refresh_due: StoredValue<bool>,
     sandbox: StoredValue<String>,
 }
 
@@ -87,6 +93,7 @@ impl LabStream {
             state,
             resets: RwSignal::new(0),
             refreshing: RwSignal::new((false, false)),
+            refresh_due: StoredValue::new(false),
             sandbox: StoredValue::new(sandbox),
         }
     }
@@ -94,6 +101,29 @@ impl LabStream {
     /// The sandbox's id.
     pub fn sandbox(&self) -> String {
         self.sandbox.get_value()
+    }
+
+    /// Reads the state again a moment from now: a burst of events costs one read, and the
+    /// marks of the timeline do not wait behind it.
+    #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+    fn refresh_soon(&self) {
+        let mut schedule = false;
+        self.refresh_due.update_value(|due| {
+            if !*due {
+                *due = true;
+                schedule = true;
+            }
+        });
+        if schedule {
+            let this = self.clone();
+            set_timeout(
+                move || {
+                    this.refresh_due.set_value(false);
+                    this.refresh();
+                },
+                std::time::Duration::from_millis(REFRESH_DELAY_MS),
+            );
+        }
     }
 
     /// Reads the sandbox's state again; calls that come while a read is under way are folded
@@ -192,7 +222,7 @@ impl LabStream {
                 list.drain(..extra);
             }
         });
-        self.refresh();
+        self.refresh_soon();
     }
 
     /// Connects to the sandbox's event stream once hydrated; closes it when the view goes.
