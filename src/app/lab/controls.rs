@@ -74,7 +74,8 @@ pub fn FaultRange(
     error: ControlError,
 ) -> impl IntoView {
     let state = live.state;
-    let value = move || state.with(|s| read(&s.faults));
+    let value = Memo::new(move |_| state.with(|s| read(&s.faults)));
+    let value = move || value.get();
     // The slider's position while it is being dragged; the server's value otherwise.
     let dragging = RwSignal::new(None::<i64>);
     let shown = move || dragging.get().unwrap_or_else(value);
@@ -120,7 +121,8 @@ pub fn FaultSwitch(
     error: ControlError,
 ) -> impl IntoView {
     let state = live.state;
-    let on = move || state.with(|s| read(&s.faults));
+    let on = Memo::new(move |_| state.with(|s| read(&s.faults)));
+    let on = move || on.get();
     let on_change = {
         let live = live.clone();
         move |ev: leptos::ev::Event| {

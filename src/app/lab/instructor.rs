@@ -153,7 +153,9 @@ fn SafeguardList(live: LabStream, error: ControlError) -> impl IntoView {
 fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) -> impl IntoView {
     let id = safeguard.id();
     let state = live.state;
-    let value = move || state.with(|s| s.safeguards.get(safeguard));
+    // A memo: a state read that leaves this value alone must not reset a field being typed in.
+    let value = Memo::new(move |_| state.with(|s| s.safeguards.get(safeguard)));
+    let value = move || value.get();
     let input_id = format!("safeguard-{id}");
     let hint_id = format!("safeguard-{id}-hint");
     let control = match safeguard.default_value() {
@@ -242,7 +244,9 @@ fn ServiceFaults(live: LabStream, error: ControlError) -> impl IntoView {
 fn CrashControl(live: LabStream, point: CrashPoint, error: ControlError) -> impl IntoView {
     let id = point.id();
     let state = live.state;
-    let mode = move || state.with(|s| s.faults.crash.get(&point).copied().unwrap_or_default());
+    let mode =
+        Memo::new(move |_| state.with(|s| s.faults.crash.get(&point).copied().unwrap_or_default()));
+    let mode = move || mode.get();
     let current = move || match mode() {
         CrashMode::Off => "off".to_owned(),
         CrashMode::Once => "once".to_owned(),
