@@ -131,7 +131,7 @@ damage-support_tickets = সাপোর্ট টিকিট
 damage-support_tickets-means = প্রতিটি ক্ষতিগ্রস্ত transfer-এর জন্য একটি রাগান্বিত ফোন কল।
 
 # Timeline (ঘটনার তালিকা)
-events-title = Timeline — সাম্প্রতিক ঘটনা
+events-title = Timeline — প্রতিটি স্তর, প্রতিটি ঘটনা
 events-none = এখনও কোনো ঘটনা আসেনি।
 stream-connected = সার্ভারের সঙ্গে সরাসরি যুক্ত
 stream-waiting = সংযোগের অপেক্ষায়…
@@ -294,7 +294,7 @@ events-count = { $count }টি ঘটনা
 shortcuts-button = কিবোর্ড শর্টকাট (?)
 legend-label = চিহ্নগুলোর মানে
 lanes-label = লেন, প্রতিটি স্তরের জন্য একটি
-lane-time = ভার্চুয়াল সময়
+lane-time = দিন · ভার্চুয়াল সময়
 lane-short-button = বোতাম
 lane-short-app = অ্যাপ
 lane-short-network = নেট

@@ -131,7 +131,7 @@ damage-support_tickets = Support tickets
 damage-support_tickets-means = One angry call per damaged transfer.
 
 # Timeline (the event list)
-events-title = Timeline: latest events
+events-title = Timeline: every layer, every event
 events-none = No events yet.
 stream-connected = Live from the server
 stream-waiting = Waiting for the connection…
@@ -294,7 +294,7 @@ events-count = { $count } events
 shortcuts-button = Keyboard shortcuts (?)
 legend-label = What the marks mean
 lanes-label = Lanes, one per layer
-lane-time = Virtual time
+lane-time = Day · virtual time
 lane-short-button = Button
 lane-short-app = App
 lane-short-network = Net

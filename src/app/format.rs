@@ -34,3 +34,9 @@ pub fn event_time_text(at_ms: i64) -> String {
 pub fn speed_text(speed: f64) -> String {
     digits(&format!("×{speed}"))
 }
+
+/// A virtual instant for a timeline row, day then time: `১ · ০৯:০০:০০.৩৪০`.
+pub fn row_time_text(at_ms: i64) -> String {
+    let face = ClockFace::at(at_ms);
+    digits(&format!("{} · {}.{:03}", face.day, face.hms(), face.millis))
+}

@@ -15,7 +15,7 @@ use leptos_fluent::tr;
 use super::clock_control;
 use super::stream::{LabStream, View};
 use super::{export_run, state_at};
-use crate::app::format::{clock_text, event_time_text, speed_text};
+use crate::app::format::{clock_text, event_time_text, row_time_text, speed_text};
 use crate::app::i18n::{digits, num, taka, tr_args, tr_id};
 #[cfg(feature = "hydrate")]
 use crate::domain::{ClockCommand, ClockMode};
@@ -451,7 +451,7 @@ fn Row(
             class:future=move || rewound_to.get().is_some_and(|r| id > r)
             style:top=move || format!("{}px", (last_id.get() - id) as f64 * ROW_H)
         >
-            <span class="lane-time">{move || event_time_text(at)}</span>
+            <span class="lane-time">{move || row_time_text(at)}</span>
             <button
                 type="button"
                 class=format!("mark outcome-{}", outcome.id())
