@@ -526,8 +526,8 @@ mod http {
         #[cfg(feature = "hydrate")]
         {
             let body = serde_json::to_string(signal).unwrap_or_default();
-            let _ =
-                browser::post_json(&format!("/api/sandboxes/{sandbox}/app-events"), &body).await;
+            let _ = browser::post_json(&format!("/api/sandboxes/{sandbox}/app-events"), &body, &[])
+                .await;
         }
         #[cfg(not(feature = "hydrate"))]
         let _ = (sandbox, signal);
@@ -553,24 +553,17 @@ mod http {
             intent: &str,
             amount: i64,
         ) -> Option<(u16, String, bool)> {
-            let headers = Headers::new().ok()?;
-            headers.set("Content-Type", "application/json").ok()?;
-            headers.set("Authorization", "Bearer shimul").ok()?;
-            headers.set("Idempotency-Key", key).ok()?;
-            headers.set("Lab-Intent", intent).ok()?;
-            let init = RequestInit::new();
-            init.set_method("POST");
-            init.set_headers(&headers);
             let body = serde_json::json!({"to": "tithi", "amount": amount}).to_string();
-            init.set_body(&JsValue::from_str(&body));
-            let url = format!("/api/sandboxes/{sandbox}/transfers");
-            let request = Request::new_with_str_and_init(&url, &init).ok()?;
-            let response: Response =
-                JsFuture::from(leptos::prelude::window().fetch_with_request(&request))
-                    .await
-                    .ok()?
-                    .dyn_into()
-                    .ok()?;
+            let response = post_json(
+                &format!("/api/sandboxes/{sandbox}/transfers"),
+                &body,
+                &[
+                    ("Authorization", "Bearer shimul"),
+                    ("Idempotency-Key", key),
+                    ("Lab-Intent", intent),
+                ],
+            )
+            .await?;
             let replayed = response
                 .headers()
                 .get("idempotent-replayed")
@@ -584,21 +577,23 @@ mod http {
             Some((response.status(), text, replayed))
         }
 
-        pub async fn post_json(url: &str, body: &str) -> Option<u16> {
+        /// POSTs a JSON body with extra headers; `None` when no answer came at all.
+        pub async fn post_json(url: &str, body: &str, extra: &[(&str, &str)]) -> Option<Response> {
             let headers = Headers::new().ok()?;
             headers.set("Content-Type", "application/json").ok()?;
+            for (name, value) in extra {
+                headers.set(name, value).ok()?;
+            }
             let init = RequestInit::new();
             init.set_method("POST");
             init.set_headers(&headers);
             init.set_body(&JsValue::from_str(body));
             let request = Request::new_with_str_and_init(url, &init).ok()?;
-            let response: Response =
-                JsFuture::from(leptos::prelude::window().fetch_with_request(&request))
-                    .await
-                    .ok()?
-                    .dyn_into()
-                    .ok()?;
-            Some(response.status())
+            JsFuture::from(leptos::prelude::window().fetch_with_request(&request))
+                .await
+                .ok()?
+                .dyn_into()
+                .ok()
         }
 
         pub async fn sleep(ms: i32) {

@@ -29,22 +29,7 @@ const VIEW_ROWS: usize = 16;
 const OVERSCAN: usize = 150;
 
 /// The lanes, in the order a transfer meets them, then the lab's own.
-pub const LANES: [Layer; 14] = [
-    Layer::Button,
-    Layer::App,
-    Layer::Network,
-    Layer::LoadBalancer,
-    Layer::Api,
-    Layer::Ledger,
-    Layer::Outbox,
-    Layer::Relay,
-    Layer::Broker,
-    Layer::Fraud,
-    Layer::Wallet,
-    Layer::Sms,
-    Layer::Jobs,
-    Layer::Lab,
-];
+pub const LANES: [Layer; 14] = Layer::ALL;
 
 fn lane_index(layer: Layer) -> usize {
     LANES
@@ -464,6 +449,7 @@ fn Row(
                 data-at-ms=at
                 data-sent-ms=sent.map(|s| format!("{s:.1}"))
                 aria-label=label
+                title=label
                 aria-pressed=move || (selected.get() == Some(id)).to_string()
                 on:click=move |_| selected.update(|s| *s = if *s == Some(id) { None } else { Some(id) })
             >
