@@ -601,7 +601,7 @@ impl Owner {
             self.publish(step.events).await?;
             self.note_time("event log: store and broadcast", started);
             // A rewind stops the moment the event it wants is in the log.
-            if self.stop_at.is_some_and(|at| self.last_event >= at) {
+            if self.reached_stop() {
                 break;
             }
         }
@@ -788,18 +788,14 @@ impl Owner {
     }
 
     /// Runs steps until as many have run as `steps`, none later than `at_ms`, then stands the
-    /// clock at `at_ms`: exactly where the original run took its next input.
-    async fn drive_to(
-        &mut self,
-        at_ms: i64,
-        steps: u64,
-        until: Option<i64>,
-    ) -> Result<bool, LabError> {
+    /// clock at `at_ms`: exactly where the original run took its next input. Says whether a
+    /// rewind's event was reached on the way (and stops there).
+    async fn drive_to(&mut self, at_ms: i64, steps: u64) -> Result<bool, LabError> {
         while self.sim.counters().steps_run < steps {
             match self.sim.next_due() {
                 Some(due) if due <= at_ms => {
                     self.run_until(Some(at_ms), 1).await?;
-                    if until.is_some_and(|u| self.last_event >= u) {
+                    if self.reached_stop() {
                         return Ok(true);
                     }
                 }
@@ -837,8 +833,7 @@ impl Owner {
         self.anchor = None;
         self.mode = ClockMode::Paused;
         self.stop_at = until;
-        let reached = |me: &Self| until.is_some_and(|u| me.last_event >= u);
-        if reached(self) {
+        if self.reached_stop() {
             return Ok(true);
         }
         for RunInput {
@@ -847,20 +842,25 @@ impl Owner {
             input,
         } in run.inputs
         {
-            if self.drive_to(at_ms, after_step, until).await? {
+            if self.drive_to(at_ms, after_step).await? {
                 return Ok(true);
             }
             self.apply_input(input).await?;
             // Clock inputs may set the clock live; the replay drives it itself.
             self.anchor = None;
             self.mode = ClockMode::Paused;
-            if reached(self) {
+            if self.reached_stop() {
                 return Ok(true);
             }
         }
-        let done = self.drive_to(run.end_ms, run.end_steps, until).await?;
+        let done = self.drive_to(run.end_ms, run.end_steps).await?;
         self.mode = ClockMode::Paused;
-        Ok(done || reached(self))
+        Ok(done || self.reached_stop())
+    }
+
+    /// Whether a rewind's replay has logged the event it is after.
+    fn reached_stop(&self) -> bool {
+        self.stop_at.is_some_and(|at| self.last_event >= at)
     }
 
     /// The state right after the step that logged `event_id`, its clock at that event's time.

@@ -201,6 +201,7 @@ impl LabStream {
             self.resets.update(|n| *n += 1);
             self.events.update(Vec::clear);
             self.counts.update(HashMap::clear);
+            self.sent_ms.update_value(HashMap::clear);
             self.view.set(View::Now);
         }
         let last = self.events.with_untracked(|l| l.last().map_or(0, |e| e.id));
