@@ -72,6 +72,9 @@ pub fn FaultRange(
     /// The unit after the number: "%", "ms", "" …
     unit: &'static str,
     error: ControlError,
+    /// Prefix of the element ids and test ids when the same fault is offered in two panels.
+    #[prop(optional)]
+    place: &'static str,
 ) -> impl IntoView {
     let state = live.state;
     let value = Memo::new(move |_| state.with(|s| read(&s.faults)));
@@ -79,7 +82,7 @@ pub fn FaultRange(
     // The slider's position while it is being dragged; the server's value otherwise.
     let dragging = RwSignal::new(None::<i64>);
     let shown = move || dragging.get().unwrap_or_else(value);
-    let input_id = format!("fault-{id}");
+    let input_id = format!("{place}fault-{id}");
     let on_change = {
         let live = live.clone();
         move |ev: leptos::ev::Event| {
@@ -98,7 +101,7 @@ pub fn FaultRange(
             <input
                 id=input_id.clone()
                 type="range"
-                data-testid=format!("fault-{id}")
+                data-testid=input_id.clone()
                 min=min
                 max=max
                 step=step
@@ -119,6 +122,9 @@ pub fn FaultSwitch(
     id: &'static str,
     read: fn(&Faults) -> bool,
     error: ControlError,
+    /// Prefix of the test id when the same fault is offered in two panels.
+    #[prop(optional)]
+    place: &'static str,
 ) -> impl IntoView {
     let state = live.state;
     let on = Memo::new(move |_| state.with(|s| read(&s.faults)));
@@ -136,11 +142,30 @@ pub fn FaultSwitch(
     view! {
         <div class="switch-row">
             <label>
-                <input type="checkbox" data-testid=format!("fault-{id}") prop:checked=on on:change=on_change />
+                <input type="checkbox" data-testid=format!("{place}fault-{id}") prop:checked=on on:change=on_change />
                 <span>{move || tr_id(&format!("fault-{id}"))}</span>
                 <span class="state-word">{move || if on() { tr!("on") } else { tr!("off") }}</span>
             </label>
             <p class="hint">{move || tr_id(&format!("fault-{id}-hint"))}</p>
         </div>
+    }
+}
+
+/// The network's faults (PRODUCT.md section 4): what the network panel offers the student, and
+/// the instructor's panel again, in step with it.
+#[component]
+pub fn NetworkFaults(
+    live: LabStream,
+    error: ControlError,
+    #[prop(optional)] place: &'static str,
+) -> impl IntoView {
+    view! {
+        <FaultRange live=live.clone() id="request_loss_pct" min=0 max=100 step=5 unit="%" read=|f| f.request_loss_pct error place />
+        <FaultRange live=live.clone() id="response_loss_pct" min=0 max=100 step=5 unit="%" read=|f| f.response_loss_pct error place />
+        <FaultRange live=live.clone() id="latency_ms" min=0 max=2000 step=10 unit="ms" read=|f| f.latency_ms error place />
+        <FaultRange live=live.clone() id="phone_timeout_ms" min=500 max=30000 step=500 unit="ms" read=|f| f.phone_timeout_ms error place />
+        <FaultRange live=live.clone() id="auto_retries" min=0 max=5 step=1 unit="" read=|f| f.auto_retries error place />
+        <FaultRange live=live.clone() id="retry_backoff_ms" min=0 max=10000 step=100 unit="ms" read=|f| f.retry_backoff_ms error place />
+        <FaultSwitch live id="lb_retry" read=|f| f.lb_retry error place />
     }
 }

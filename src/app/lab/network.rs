@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
-use super::controls::{ControlError, ErrorLine, FaultRange, FaultSwitch};
+use super::controls::{ControlError, ErrorLine, NetworkFaults};
 use super::crafted_attack;
 use super::stream::LabStream;
 use crate::app::i18n::{taka, tr_id};
@@ -17,13 +17,7 @@ pub fn NetworkPanel(live: LabStream) -> impl IntoView {
         <section class="panel network-panel" aria-labelledby="network-title">
             <h2 id="network-title">{move || tr!("network-title")}</h2>
             <p class="hint">{move || tr!("network-hint")}</p>
-            <FaultRange live=live.clone() id="request_loss_pct" min=0 max=100 step=5 unit="%" read=|f| f.request_loss_pct error />
-            <FaultRange live=live.clone() id="response_loss_pct" min=0 max=100 step=5 unit="%" read=|f| f.response_loss_pct error />
-            <FaultRange live=live.clone() id="latency_ms" min=0 max=2000 step=10 unit="ms" read=|f| f.latency_ms error />
-            <FaultRange live=live.clone() id="phone_timeout_ms" min=500 max=30000 step=500 unit="ms" read=|f| f.phone_timeout_ms error />
-            <FaultRange live=live.clone() id="auto_retries" min=0 max=5 step=1 unit="" read=|f| f.auto_retries error />
-            <FaultRange live=live.clone() id="retry_backoff_ms" min=0 max=10000 step=100 unit="ms" read=|f| f.retry_backoff_ms error />
-            <FaultSwitch live=live.clone() id="lb_retry" read=|f| f.lb_retry error />
+            <NetworkFaults live=live.clone() error />
             <ErrorLine error />
             <Attacks live />
         </section>
