@@ -85,6 +85,13 @@ export class LabPage {
     await expect(this.kind('faults_changed')).toHaveCount(before + 1);
   }
 
+  /** Switches a fault (`lb_retry`) and waits until the server has it. */
+  async setFaultSwitch(id: string, on: boolean) {
+    const before = await this.kind('faults_changed').count();
+    await this.fault(id).setChecked(on);
+    await expect(this.kind('faults_changed')).toHaveCount(before + 1);
+  }
+
   /** Runs the clock ten times faster, so the phone's 5 s timeout passes in half a second. */
   async fast() {
     await this.speed.selectOption('10');

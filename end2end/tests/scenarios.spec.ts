@@ -18,8 +18,7 @@ test('scenario 2: the library auto-retry and the load balancer multiply requests
   const lab = await openFast(page);
   await lab.setFault('auto_retries', 2);
   await lab.setFault('retry_backoff_ms', 500);
-  await lab.page.getByTestId('fault-lb_retry').check();
-  await expect(lab.kind('faults_changed')).toHaveCount(3);
+  await lab.setFaultSwitch('lb_retry', true);
   await lab.setFault('gateway_latency_ms', 1500);
   await lab.setFault('response_loss_pct', 100);
 
@@ -122,7 +121,7 @@ test('scenario 12: every guard on, a storm of every fault, every effect exactly 
   await lab.setFault('request_loss_pct', 30);
   await lab.setFault('response_loss_pct', 30);
   await lab.setFault('auto_retries', 2);
-  await lab.page.getByTestId('fault-lb_retry').check();
+  await lab.setFaultSwitch('lb_retry', true);
   for (const point of ['api_after_claim', 'api_after_commit', 'relay_after_publish', 'broker_ack_lost',
     'fraud_before_commit', 'consumer_before_offset_commit']) {
     await lab.setCrash(point, 'once');

@@ -91,6 +91,7 @@ test.describe('the lab screen', () => {
     await expect(lab.kind('faults_changed')).toHaveCount(before + 1);
     await expect(lab.fault('response_loss_pct')).toHaveValue('50');
     await page.getByTestId('instructor-fault-lb_retry').check();
+    await expect(lab.kind('faults_changed')).toHaveCount(before + 2);
     await expect(lab.fault('lb_retry')).toBeChecked();
     await lab.setCrash('relay_after_publish', 'always');
     for (const id of ['request_loss_pct', 'latency_ms', 'phone_timeout_ms', 'auto_retries', 'retry_backoff_ms']) {
