@@ -105,7 +105,12 @@ impl Lab {
     /// The sandbox as it stood at one of its timeline events, the present untouched: its run
     /// (seed and inputs) is replayed into a scratch sandbox until the log reaches that event,
     /// read, and thrown away.
-    pub async fn state_at(&self, id: &str, event_id: i64) -> Result<SandboxState, LabError> {
+    pub async fn state_at(
+        &self,
+        id: &str,
+        event_id: i64,
+        rows: i64,
+    ) -> Result<SandboxState, LabError> {
         let live = self.get(id).await?;
         let position = live.event_position(event_id).await?.ok_or_else(|| {
             FieldError::new(
@@ -122,7 +127,7 @@ impl Lab {
             .join("scratch")
             .join(scratch_id.to_string());
         let scratch = sandbox::create(&dir, scratch_id, run.seed, ClockMode::Paused).await?;
-        let state = scratch.rerun_to(run, position).await;
+        let state = scratch.rerun_to(run, position, rows).await;
         scratch.shutdown().await;
         let _ = tokio::fs::remove_dir_all(&dir).await;
         let mut state = state?;

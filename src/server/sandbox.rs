@@ -22,7 +22,7 @@ use super::network::{NetStep, Network};
 use super::payments::{ledger, ApiReply, TransferRequest};
 use super::pipeline::{self, Pipeline};
 use super::sim::{NewEvent, Sim, SimCounters};
-use super::store::{StoreName, Stores};
+use super::store::{StoreName, Stores, SNAPSHOT_ROWS};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
 use crate::domain::phone::AppSignal;
@@ -50,7 +50,7 @@ enum Command {
     ),
     Faults(serde_json::Value, oneshot::Sender<Result<Faults, LabError>>),
     Reset(oneshot::Sender<Result<(), LabError>>),
-    State(oneshot::Sender<Result<SandboxState, LabError>>),
+    State(i64, oneshot::Sender<Result<SandboxState, LabError>>),
     Transfer(TransferRequest, oneshot::Sender<ApiReply>),
     App(AppSignal, oneshot::Sender<Result<(), LabError>>),
     StepTimes(oneshot::Sender<Result<Vec<StepTime>, LabError>>),
@@ -58,6 +58,7 @@ enum Command {
     Rerun(Box<Run>, oneshot::Sender<Result<Run, LabError>>),
     RerunTo(
         Box<Run>,
+        i64,
         i64,
         oneshot::Sender<Result<SandboxState, LabError>>,
     ),
@@ -179,8 +180,14 @@ impl SandboxHandle {
     /// Replays a run into this (new, paused) sandbox only until the event log has reached
     /// `event_id`, and returns the sandbox as it stood then: the tables as they were at that
     /// event (after the step that wrote it, steps being atomic).
-    pub async fn rerun_to(&self, run: Run, event_id: i64) -> Result<SandboxState, LabError> {
-        self.ask(|tx| Command::RerunTo(Box::new(run), event_id, tx))
+    /// Each table carries at most `rows` rows.
+    pub async fn rerun_to(
+        &self,
+        run: Run,
+        event_id: i64,
+        rows: i64,
+    ) -> Result<SandboxState, LabError> {
+        self.ask(|tx| Command::RerunTo(Box::new(run), event_id, rows, tx))
             .await
     }
 
@@ -196,9 +203,14 @@ impl SandboxHandle {
         Ok((exists == 1).then_some(position))
     }
 
-    /// The whole sandbox, between two steps.
+    /// The whole sandbox, between two steps, each table's newest [`SNAPSHOT_ROWS`] rows.
     pub async fn state(&self) -> Result<SandboxState, LabError> {
-        self.ask(Command::State).await
+        self.state_rows(SNAPSHOT_ROWS).await
+    }
+
+    /// The whole sandbox with at most `rows` rows per table (the screen reads fewer, often).
+    pub async fn state_rows(&self, rows: i64) -> Result<SandboxState, LabError> {
+        self.ask(|tx| Command::State(rows, tx)).await
     }
 
     /// Whether the owner task is still running (it stops on shutdown, or when a store fails).
@@ -496,8 +508,8 @@ impl Owner {
                     let r = self.reset().await;
                     let _ = reply.send(r);
                 }
-                Command::State(reply) => {
-                    let r = self.state().await;
+                Command::State(rows, reply) => {
+                    let r = self.state(rows).await;
                     let _ = reply.send(r);
                 }
                 Command::Replay(consumer, seconds_ago, reply) => {
@@ -512,9 +524,9 @@ impl Owner {
                     let r = self.rerun(*run).await;
                     let _ = reply.send(r);
                 }
-                Command::RerunTo(run, event_id, reply) => {
+                Command::RerunTo(run, event_id, rows, reply) => {
                     let r = match self.replay_inputs(*run, Some(event_id)).await {
-                        Ok(true) => self.state_at_event(event_id).await,
+                        Ok(true) => self.state_at_event(event_id, rows).await,
                         Ok(false) => Err(LabError::RunDiverged(format!(
                             "the run ended before event {event_id}"
                         ))),
@@ -864,8 +876,8 @@ impl Owner {
     }
 
     /// The state right after the step that logged `event_id`, its clock at that event's time.
-    async fn state_at_event(&mut self, event_id: i64) -> Result<SandboxState, LabError> {
-        let mut state = self.state().await?;
+    async fn state_at_event(&mut self, event_id: i64, rows: i64) -> Result<SandboxState, LabError> {
+        let mut state = self.state(rows).await?;
         let at: Option<i64> = sqlx::query_scalar("SELECT at_ms FROM events WHERE id = ?1")
             .bind(event_id)
             .fetch_optional(self.world.stores.pool(StoreName::Lab))
@@ -1031,7 +1043,7 @@ impl Owner {
         Ok(())
     }
 
-    async fn state(&mut self) -> Result<SandboxState, LabError> {
+    async fn state(&mut self, rows: i64) -> Result<SandboxState, LabError> {
         let stores = &self.world.stores;
         let payments =
             ledger::balances(&mut *stores.pool(StoreName::Payments).acquire().await?).await?;
@@ -1052,7 +1064,7 @@ impl Owner {
                 payments: payments.into_iter().collect(),
                 wallet: wallet.into_iter().collect(),
             },
-            tables: stores.snapshot().await?,
+            tables: stores.snapshot(rows).await?,
             damage: super::damage::measure(stores).await?,
         })
     }

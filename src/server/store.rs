@@ -196,8 +196,11 @@ impl Stores {
     }
 
     /// Every table of every store as JSON rows, keyed `store.table`: the inspector's view. Each
-    /// table carries at most [`SNAPSHOT_ROWS`] rows, the newest.
-    pub async fn snapshot(&self) -> Result<BTreeMap<String, Vec<serde_json::Value>>, sqlx::Error> {
+    /// table carries at most `rows` rows, the newest ([`SNAPSHOT_ROWS`] for the API).
+    pub async fn snapshot(
+        &self,
+        rows: i64,
+    ) -> Result<BTreeMap<String, Vec<serde_json::Value>>, sqlx::Error> {
         let mut tables = BTreeMap::new();
         for name in StoreName::ALL {
             for table in self.table_names(name).await? {
@@ -207,7 +210,7 @@ impl Stores {
                     t = quote_ident(&table)
                 );
                 let rows = sqlx::query(&sql)
-                    .bind(SNAPSHOT_ROWS)
+                    .bind(rows)
                     .fetch_all(self.pool(name))
                     .await?;
                 tables.insert(
@@ -278,7 +281,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(mode, "wal");
-        let tables = stores.snapshot().await.unwrap();
+        let tables = stores.snapshot(SNAPSHOT_ROWS).await.unwrap();
         let accounts = &tables["payments.accounts"];
         assert_eq!(accounts.len(), 2);
         assert_eq!(accounts[0]["user_id"], "shimul");
@@ -289,7 +292,7 @@ mod tests {
         // A second reset gives the same rows, not twice as many.
         stores.reset_services().await.unwrap();
         assert_eq!(
-            stores.snapshot().await.unwrap()["payments.accounts"].len(),
+            stores.snapshot(SNAPSHOT_ROWS).await.unwrap()["payments.accounts"].len(),
             2
         );
         stores.close().await;

@@ -38,7 +38,7 @@ pub fn Inspector(live: LabStream) -> impl IntoView {
     view! {
         <section class="panel inspector" aria-labelledby="inspector-title" data-testid="inspector">
             <h2 id="inspector-title">{move || tr!("inspector-title")}</h2>
-            <p class="hint">{move || tr!("inspector-hint", { "rows" => num(ROWS_PER_TABLE as i64) })}</p>
+            <p class="hint">{move || tr!("inspector-hint", { "rows" => num(ROWS_PER_TABLE) })}</p>
             <div class="rewound" data-testid="inspector-view" data-view=move || match view.get() {
                 View::Now => "now",
                 View::Loading(_) => "loading",

@@ -33,7 +33,7 @@ use timeline::Timeline;
 use tithi::TithiPhone;
 
 /// Rows per table the screen reads; the newest ones.
-pub const ROWS_PER_TABLE: usize = 100;
+pub const ROWS_PER_TABLE: i64 = 100;
 
 /// The whole sandbox (each table cut to its newest [`ROWS_PER_TABLE`] rows), or `None` when
 /// there is no sandbox with that id.
@@ -42,31 +42,22 @@ pub async fn get_state(sandbox: String) -> Result<Option<SandboxState>, ServerFn
     use crate::server::{error::LabError, web::AppState};
     let state = expect_context::<AppState>();
     match state.lab.get(&sandbox).await {
-        Ok(s) => {
-            let mut st = s
-                .state()
-                .await
-                .map_err(|e| ServerFnError::new(e.to_string()))?;
-            for rows in st.tables.values_mut() {
-                if rows.len() > ROWS_PER_TABLE {
-                    rows.drain(..rows.len() - ROWS_PER_TABLE);
-                }
-            }
-            Ok(Some(st))
-        }
+        Ok(s) => s.state_rows(ROWS_PER_TABLE).await.map(Some).map_err(fail),
         Err(LabError::NotFound) => Ok(None),
-        Err(e) => Err(ServerFnError::new(e.to_string())),
+        Err(e) => Err(fail(e)),
     }
+}
+
+/// A lab error as a server function's error: its sentence, never a store's internals.
+#[cfg(feature = "ssr")]
+fn fail(e: crate::server::error::LabError) -> ServerFnError {
+    ServerFnError::new(e.to_string())
 }
 
 #[cfg(feature = "ssr")]
 async fn sandbox_of(id: &str) -> Result<crate::server::sandbox::SandboxHandle, ServerFnError> {
     let state = expect_context::<crate::server::web::AppState>();
-    state
-        .lab
-        .get(id)
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))
+    state.lab.get(id).await.map_err(fail)
 }
 
 /// Applies one clock control to a sandbox and returns the clock after it.
@@ -79,7 +70,7 @@ pub async fn clock_control(
         .await?
         .clock(vec![command])
         .await
-        .map_err(|e| ServerFnError::new(e.to_string()))
+        .map_err(fail)
 }
 
 /// Switches safeguards (the body of `PUT …/safeguards`) and returns them all.
@@ -92,7 +83,7 @@ pub async fn change_safeguards(
         .await?
         .set_safeguards(changes)
         .await
-        .map_err(|e| ServerFnError::new(e.to_string()))
+        .map_err(fail)
 }
 
 /// Sets faults (the body of `PUT …/faults`) and returns them all.
@@ -105,17 +96,13 @@ pub async fn change_faults(
         .await?
         .set_faults(changes)
         .await
-        .map_err(|e| ServerFnError::new(e.to_string()))
+        .map_err(fail)
 }
 
 /// Back to the lesson's start.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn reset_sandbox(sandbox: String) -> Result<(), ServerFnError> {
-    sandbox_of(&sandbox)
-        .await?
-        .reset()
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))
+    sandbox_of(&sandbox).await?.reset().await.map_err(fail)
 }
 
 /// Runs one of the network panel's crafted attacks and returns what each request got back.
@@ -125,9 +112,7 @@ pub async fn crafted_attack(
     attack: Attack,
 ) -> Result<Vec<AttackAnswer>, ServerFnError> {
     let s = sandbox_of(&sandbox).await?;
-    crate::server::attacks::run(&s, attack)
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))
+    crate::server::attacks::run(&s, attack).await.map_err(fail)
 }
 
 /// Rewinds a consumer group `seconds_ago` virtual seconds: a replay.
@@ -148,7 +133,7 @@ pub async fn replay_consumer(
         .replay(consumer, seconds_ago)
         .await
         .map(|_| ())
-        .map_err(|e| ServerFnError::new(e.to_string()))
+        .map_err(fail)
 }
 
 /// The sandbox as it stood at one of its timeline events (rewind), each table cut like
@@ -156,26 +141,15 @@ pub async fn replay_consumer(
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn state_at(sandbox: String, event_id: i64) -> Result<SandboxState, ServerFnError> {
     let lab = expect_context::<crate::server::web::AppState>().lab;
-    let mut st = lab
-        .state_at(&sandbox, event_id)
+    lab.state_at(&sandbox, event_id, ROWS_PER_TABLE)
         .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
-    for rows in st.tables.values_mut() {
-        if rows.len() > ROWS_PER_TABLE {
-            rows.drain(..rows.len() - ROWS_PER_TABLE);
-        }
-    }
-    Ok(st)
+        .map_err(fail)
 }
 
 /// The run so far (seed, timed inputs, the event log's hash), for a link.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn export_run(sandbox: String) -> Result<Run, ServerFnError> {
-    sandbox_of(&sandbox)
-        .await?
-        .export_run()
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))
+    sandbox_of(&sandbox).await?.export_run().await.map_err(fail)
 }
 
 /// Replays a run into a new sandbox; returns the new sandbox's id and its event log's hash.
@@ -185,11 +159,8 @@ pub async fn import_run(run: Run) -> Result<(String, String), ServerFnError> {
     let sandbox = lab
         .create(Some(run.seed), crate::domain::ClockMode::Paused)
         .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
-    let replayed = sandbox
-        .rerun(run)
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
+        .map_err(fail)?;
+    let replayed = sandbox.rerun(run).await.map_err(fail)?;
     Ok((sandbox.id.to_string(), replayed.log_hash))
 }
 
@@ -201,7 +172,7 @@ pub async fn new_sandbox(seed: Option<u64>) -> Result<String, ServerFnError> {
         .lab
         .create(seed, crate::domain::ClockMode::Live)
         .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
+        .map_err(fail)?;
     Ok(s.id.to_string())
 }
 

@@ -356,7 +356,10 @@ async fn state_at(
     let event: i64 = event
         .parse()
         .map_err(|_| FieldError::new("event", "expected a timeline event id"))?;
-    Ok(Json(lab.state_at(&id, event).await?))
+    Ok(Json(
+        lab.state_at(&id, event, crate::server::store::SNAPSHOT_ROWS)
+            .await?,
+    ))
 }
 
 /// The run so far: seed, timed inputs, clock, and the event log's hash.
