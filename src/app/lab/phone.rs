@@ -281,14 +281,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
 
     view! {
         <div class="app" data-screen=move || screen.get().id()>
-            <header class="app-bar">
-                <span class="app-logo" aria-hidden="true">"৳"</span>
-                <span>{move || tr!("pocketpay")}</span>
-            </header>
-            <div class="app-balance">
-                <span class="label">{move || tr!("your-balance")}</span>
-                <strong data-testid="shimul-balance" data-value=balance>{move || taka(balance())}</strong>
-            </div>
+            <AppTop label="your-balance" testid="shimul-balance" balance=Signal::derive(balance) />
             <form class="app-form" on:submit=on_send novalidate=true>
                 <p class="app-to">
                     <span class="label">{move || tr!("send-to")}</span>
@@ -350,6 +343,26 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     }}
                 </span>
             </p>
+        </div>
+    }
+}
+
+/// The top of the PocketPay app on either phone: its name and a balance.
+#[component]
+pub fn AppTop(
+    /// Message id of the balance's label.
+    label: &'static str,
+    testid: &'static str,
+    balance: Signal<i64>,
+) -> impl IntoView {
+    view! {
+        <header class="app-bar">
+            <span class="app-logo" aria-hidden="true">"৳"</span>
+            <span>{move || tr!("pocketpay")}</span>
+        </header>
+        <div class="app-balance">
+            <span class="label">{move || tr_id(label)}</span>
+            <strong data-testid=testid data-value=move || balance.get()>{move || taka(balance.get())}</strong>
         </div>
     }
 }

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
+use super::phone::AppTop;
 use super::stream::LabStream;
 use crate::app::format::clock_text;
 use crate::app::i18n::taka;
@@ -41,14 +42,7 @@ pub fn TithiPhone(live: LabStream) -> impl IntoView {
             <div class="phone phone-small" role="group" aria-label=move || tr!("tithi-phone-frame")>
                 <div class="phone-notch" aria-hidden="true"></div>
                 <div class="app">
-                    <header class="app-bar">
-                        <span class="app-logo" aria-hidden="true">"৳"</span>
-                        <span>{move || tr!("pocketpay")}</span>
-                    </header>
-                    <div class="app-balance">
-                        <span class="label">{move || tr!("wallet-balance")}</span>
-                        <strong data-testid="tithi-balance" data-value=balance>{move || taka(balance())}</strong>
-                    </div>
+                    <AppTop label="wallet-balance" testid="tithi-balance" balance=Signal::derive(balance) />
                     <h3 class="sms-title">{move || tr!("sms-title")}</h3>
                     <ol class="sms-list" data-testid="sms-list" aria-live="polite">
                         <For
