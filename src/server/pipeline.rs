@@ -36,8 +36,8 @@ pub struct Pipeline {
     api: Option<Producer>,
     /// The fraud check's producer, and whether it is transactional.
     fraud: Option<(Producer, bool)>,
-    /// Next sequence number per (producer, topic, partition).
-    sequences: HashMap<(i64, String, i64), i64>,
+    /// Next sequence number per (producer, epoch, topic, partition): a new epoch starts at 0.
+    sequences: HashMap<(i64, i64, String, i64), i64>,
 }
 
 impl Pipeline {
@@ -116,7 +116,7 @@ pub async fn publish(
         let next = world
             .pipeline
             .sequences
-            .entry((producer.id, topic.to_owned(), partition))
+            .entry((producer.id, producer.epoch, topic.to_owned(), partition))
             .or_insert(0);
         *next += 1;
         *next - 1

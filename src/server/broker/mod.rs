@@ -2,9 +2,9 @@
 //!
 //! Topics have partitions; a record's key picks its partition; each partition is an append-only
 //! sequence of offsets whose start moves forward as retention deletes old records. Producers
-//! may be idempotent (a producer id plus a sequence number per partition: a resend of a batch
-//! the log still remembers is answered with its original offset instead of being appended
-//! again) and transactional (records and consumer offsets commit or abort together, COMMIT and
+//! may be idempotent (a producer id plus a sequence number per partition and epoch: a resend of
+//! a batch the log still remembers is answered with its original offset instead of being
+//! appended again, and a batch that skips a number is refused) and transactional (records and consumer offsets commit or abort together, COMMIT and
 //! ABORT markers go into the log, and `read_committed` readers see nothing past the last stable
 //! offset). Consumer groups keep a committed offset per partition and can seek by time.
 //!
@@ -37,6 +37,16 @@ pub enum BrokerError {
     UnknownTopic(String),
     #[error("the transaction is no longer open")]
     TransactionClosed,
+    /// A batch skipped sequence numbers: something between it and the last one is missing.
+    #[error("out of order: producer {producer} epoch {epoch} sent sequence {got} on {topic}/{partition}, expected {expected}")]
+    OutOfOrderSequence {
+        producer: i64,
+        epoch: i64,
+        topic: String,
+        partition: i64,
+        expected: i64,
+        got: i64,
+    },
     #[error(transparent)]
     Store(#[from] sqlx::Error),
 }
@@ -179,15 +189,22 @@ pub async fn produce(
     let partition = partition_for(key, partitions);
     if let Some(seq) = sequence {
         forget_if_expired(conn, producer.id, now_ms).await?;
-        let seen: Option<i64> = sqlx::query_scalar(
-            "SELECT \"offset\" FROM producer_batches
-             WHERE producer_id = ?1 AND topic = ?2 AND partition = ?3 AND sequence = ?4",
+        // Sequences are numbered per epoch: a restarted transactional producer starts at 0
+        // again, and its batches are not the old epoch's.
+        let (seen, last): (Option<i64>, Option<i64>) = sqlx::query_as(
+            "SELECT
+               (SELECT \"offset\" FROM producer_batches
+                WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4
+                  AND sequence = ?5),
+               (SELECT MAX(sequence) FROM producer_batches
+                WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4)",
         )
         .bind(producer.id)
+        .bind(producer.epoch)
         .bind(topic)
         .bind(partition)
         .bind(seq)
-        .fetch_optional(&mut *conn)
+        .fetch_one(&mut *conn)
         .await?;
         if let Some(offset) = seen {
             touch(conn, producer.id, now_ms).await?;
@@ -195,6 +212,17 @@ pub async fn produce(
                 partition,
                 offset,
                 duplicate: true,
+            });
+        }
+        // A gap means batches went missing in between: Kafka refuses it rather than guess.
+        if let Some(last) = last.filter(|last| seq > last + 1) {
+            return Err(BrokerError::OutOfOrderSequence {
+                producer: producer.id,
+                epoch: producer.epoch,
+                topic: topic.to_owned(),
+                partition,
+                expected: last + 1,
+                got: seq,
             });
         }
     }
@@ -213,10 +241,12 @@ pub async fn produce(
     .await?;
     if let Some(seq) = sequence {
         sqlx::query(
-            "INSERT OR REPLACE INTO producer_batches (producer_id, topic, partition, sequence, \"offset\")
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT OR REPLACE INTO producer_batches
+               (producer_id, epoch, topic, partition, sequence, \"offset\")
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )
         .bind(producer.id)
+        .bind(producer.epoch)
         .bind(topic)
         .bind(partition)
         .bind(seq)
@@ -226,14 +256,15 @@ pub async fn produce(
         // Keep only the newest few: a resend older than that is not recognised.
         sqlx::query(
             "DELETE FROM producer_batches
-             WHERE producer_id = ?1 AND topic = ?2 AND partition = ?3 AND sequence NOT IN (
+             WHERE producer_id = ?1 AND topic = ?2 AND partition = ?3 AND (epoch <> ?4 OR sequence NOT IN (
                SELECT sequence FROM producer_batches
-               WHERE producer_id = ?1 AND topic = ?2 AND partition = ?3
-               ORDER BY sequence DESC LIMIT ?4)",
+               WHERE producer_id = ?1 AND epoch = ?4 AND topic = ?2 AND partition = ?3
+               ORDER BY sequence DESC LIMIT ?5))",
         )
         .bind(producer.id)
         .bind(topic)
         .bind(partition)
+        .bind(producer.epoch)
         .bind(BATCHES_REMEMBERED)
         .execute(&mut *conn)
         .await?;
@@ -576,10 +607,15 @@ pub async fn seek_to_time(
     .bind(at_ms)
     .fetch_all(&mut *conn)
     .await?;
-    for (partition, offset) in &offsets {
-        commit_offset(conn, group, topic, *partition, *offset).await?;
+    let mut sought = Vec::with_capacity(offsets.len());
+    for (partition, offset) in offsets {
+        // Never past the last stable offset: records of a transaction still open there would
+        // otherwise be skipped once it commits.
+        let offset = offset.min(last_stable_offset(conn, topic, partition).await?);
+        commit_offset(conn, group, topic, partition, offset).await?;
+        sought.push((partition, offset));
     }
-    Ok(offsets)
+    Ok(sought)
 }
 
 /// Time-based retention: deletes records older than their topic's retention and moves each

@@ -347,3 +347,64 @@ async fn seeking_by_time_rewinds_a_group_for_a_replay() {
         .unwrap();
     assert_eq!(records.len(), 5, "days 1 to 5 are read again");
 }
+
+#[tokio::test]
+async fn a_new_epoch_numbers_its_batches_from_zero_and_none_is_taken_for_a_resend() {
+    let (_dir, stores) = broker().await;
+    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let old = init_producer(&mut c, Some("fraud-check"), 0).await.unwrap();
+    for seq in 0..3 {
+        let a = produce(&mut c, old, "transfers", "k", "old", Some(seq), None, seq)
+            .await
+            .unwrap();
+        assert!(!a.duplicate);
+    }
+    // The process restarts: same transactional id, a new epoch, sequences from 0 again.
+    let new = init_producer(&mut c, Some("fraud-check"), 10).await.unwrap();
+    assert_eq!((new.id, new.epoch), (old.id, old.epoch + 1));
+    for seq in 0..3 {
+        let a = produce(&mut c, new, "transfers", "k", "new", Some(seq), None, 10 + seq)
+            .await
+            .unwrap();
+        assert!(!a.duplicate, "batch {seq} of the new epoch is not a resend");
+        assert_eq!(a.offset, 3 + seq);
+    }
+    // Within the new epoch a resend is still recognised.
+    let resend = produce(&mut c, new, "transfers", "k", "new", Some(2), None, 20)
+        .await
+        .unwrap();
+    assert!(resend.duplicate);
+    assert_eq!(resend.offset, 5);
+    assert_eq!(
+        read_all(&mut c, "transfers", false).await,
+        ["new", "new", "new", "old", "old", "old"]
+    );
+}
+
+#[tokio::test]
+async fn a_batch_that_skips_a_sequence_number_is_refused_and_nothing_is_appended() {
+    let (_dir, stores) = broker().await;
+    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let p = init_producer(&mut c, None, 0).await.unwrap();
+    produce(&mut c, p, "transfers", "k", "v0", Some(0), None, 0)
+        .await
+        .unwrap();
+    let gap = produce(&mut c, p, "transfers", "k", "v2", Some(2), None, 1).await;
+    assert!(
+        matches!(
+            gap,
+            Err(BrokerError::OutOfOrderSequence {
+                expected: 1,
+                got: 2,
+                ..
+            })
+        ),
+        "{gap:?}"
+    );
+    assert_eq!(read_all(&mut c, "transfers", false).await, ["v0"]);
+    // The next number in line is taken.
+    let next = produce(&mut c, p, "transfers", "k", "v1", Some(1), None, 2)
+        .await
+        .unwrap();
+    assert_eq!((next.offset, next.duplicate), (1, false));
+}
