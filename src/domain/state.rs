@@ -36,8 +36,13 @@ pub struct Damage {
     pub sms: i64,
     /// SMS beyond the first for one transfer.
     pub duplicate_sms: i64,
-    /// Debits whose credit never came once the pipeline drained.
+    /// Debits whose credit never came and whose event waits nowhere in the pipeline: nothing
+    /// can bring it now.
     pub lost_events: i64,
+    /// Debits not yet credited whose event is still on its way (an unsent outbox row, a record
+    /// the fraud check or the wallet has not read yet): money in flight, not damage.
+    #[serde(default)]
+    pub in_flight: i64,
     /// Money created (positive) or destroyed (negative), in taka.
     pub money_created: i64,
     /// One ticket per damaged intent.

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::store::{StoreName, Stores};
+use crate::domain::pipeline::Consumer;
 use crate::domain::Damage;
 
 /// Rows beyond the first, summed over groups: the duplicates in a set of per-key counts.
@@ -22,18 +23,7 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
         sqlx::query_as("SELECT transfer_id, lab_intent, -amount FROM ledger WHERE amount < 0")
             .fetch_all(stores.pool(StoreName::Payments))
             .await?;
-    let in_outbox: HashSet<String> = sqlx::query_scalar("SELECT transfer_id FROM outbox")
-        .fetch_all(stores.pool(StoreName::Payments))
-        .await?
-        .into_iter()
-        .collect();
-    let in_log: HashSet<String> = sqlx::query_scalar(
-        "SELECT DISTINCT key FROM records WHERE key IS NOT NULL AND control IS NULL",
-    )
-    .fetch_all(stores.pool(StoreName::Broker))
-    .await?
-    .into_iter()
-    .collect();
+    let waiting = waiting(stores).await?;
     // (rows, amount) per transfer in the wallet's credits and the SMS service's messages.
     let per_transfer = |store: StoreName, sql: &'static str| async move {
         let rows: Vec<(String, i64, i64)> =
@@ -58,6 +48,7 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
     let mut debits_per_intent: HashMap<&str, i64> = HashMap::new();
     let mut damaged: HashSet<&str> = HashSet::new();
     let mut lost_events = 0;
+    let mut in_flight = 0;
     for (transfer, intent, _) in &debited {
         let n = debits_per_intent.entry(intent.as_str()).or_default();
         *n += 1;
@@ -68,10 +59,14 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
         if credits > 1 || texted.get(transfer).is_some_and(|(n, _)| *n > 1) {
             damaged.insert(intent);
         }
-        // Never reached the outbox nor the log, and never credited: nothing can bring it now.
-        if credits == 0 && !in_outbox.contains(transfer) && !in_log.contains(transfer) {
-            lost_events += 1;
-            damaged.insert(intent);
+        if credits == 0 {
+            if waiting.contains(transfer) {
+                in_flight += 1;
+            } else {
+                // Not credited and waiting nowhere: nothing can bring it now.
+                lost_events += 1;
+                damaged.insert(intent);
+            }
         }
     }
     let debited_total: i64 = debited.iter().map(|(_, _, a)| a).sum();
@@ -85,11 +80,43 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
         sms: texted.values().map(|(n, _)| n).sum(),
         duplicate_sms: beyond_first(texted.values().map(|(n, _)| n)),
         lost_events,
+        in_flight,
         // Tithi's credits against Shimul's debits: positive when a duplicate credit made money,
         // negative when an event was lost (or is still on its way).
         money_created: credited_total - debited_total,
         support_tickets: damaged.len() as i64,
     })
+}
+
+/// The transfers whose event is still somewhere on its way to the wallet: an unsent outbox row,
+/// a record of `transfers` at or past the fraud check's position, or an approved record (committed
+/// or in a transaction still open) at or past the wallet's position. A record the fraud check read
+/// whose approved copy never made it into the log is in none of these: it is lost.
+async fn waiting(stores: &Stores) -> Result<HashSet<String>, sqlx::Error> {
+    let mut waiting: HashSet<String> =
+        sqlx::query_scalar("SELECT transfer_id FROM outbox WHERE sent_ms IS NULL")
+            .fetch_all(stores.pool(StoreName::Payments))
+            .await?
+            .into_iter()
+            .collect();
+    for consumer in [Consumer::Fraud, Consumer::Wallet] {
+        let keys: Vec<String> = sqlx::query_scalar(
+            "SELECT DISTINCT r.key FROM records r
+             JOIN partitions p ON p.topic = r.topic AND p.partition = r.partition
+             LEFT JOIN consumer_offsets c
+               ON c.group_id = ?1 AND c.topic = r.topic AND c.partition = r.partition
+             LEFT JOIN transactions t ON t.txn_id = r.txn_id
+             WHERE r.topic = ?2 AND r.control IS NULL AND r.key IS NOT NULL
+               AND COALESCE(t.state, 'COMMITTED') <> 'ABORTED'
+               AND r.\"offset\" >= MAX(p.log_start_offset, COALESCE(c.committed_offset, 0))",
+        )
+        .bind(consumer.id())
+        .bind(consumer.topic())
+        .fetch_all(stores.pool(StoreName::Broker))
+        .await?;
+        waiting.extend(keys);
+    }
+    Ok(waiting)
 }
 
 #[cfg(test)]
