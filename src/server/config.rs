@@ -8,9 +8,15 @@ use std::time::Duration;
 pub struct Config {
     /// `LAB_DATA_DIR`: where sandboxes live, one folder each (default `./data`).
     pub data_dir: PathBuf,
-    /// `LAB_MAX_SANDBOXES`: how many sandboxes may exist at once (default 1000); past it,
-    /// creating one answers 503 with Retry-After.
+    /// `LAB_MAX_SANDBOXES`: how many sandboxes may exist on disk at once (default 1000). At the
+    /// cap, a new one first takes the place of the least recently made sandbox nobody ever came
+    /// back to (a flood of creations only churns its own); only when every sandbox has been used
+    /// does creating one answer 503 with Retry-After.
     pub max_sandboxes: usize,
+    /// `LAB_MAX_LOADED`: how many sandboxes may be running (owner task, open stores) at once
+    /// (default 300). Past it, the least recently used one with no stream watching is saved and
+    /// unloaded to make room; if every one is watched, 503 with Retry-After.
+    pub max_loaded: usize,
     /// `LAB_MAX_STREAMS`: how many event streams the server serves at once (default 500).
     pub max_streams: usize,
     /// `LAB_IDLE_UNLOAD_SECS`: a sandbox nobody used or watched for this long is saved and its
@@ -32,6 +38,7 @@ impl Default for Config {
         Config {
             data_dir: PathBuf::from("data"),
             max_sandboxes: 1_000,
+            max_loaded: 300,
             max_streams: 500,
             idle_unload: Duration::from_secs(600),
             sandbox_ttl: Duration::from_secs(168 * 3600),
@@ -52,6 +59,9 @@ impl Config {
                 .map(PathBuf::from)
                 .unwrap_or(d.data_dir),
             max_sandboxes: number("LAB_MAX_SANDBOXES")?.unwrap_or(d.max_sandboxes as u64) as usize,
+            max_loaded: number("LAB_MAX_LOADED")?
+                .map(|n| n.max(1) as usize)
+                .unwrap_or(d.max_loaded),
             max_streams: number("LAB_MAX_STREAMS")?.unwrap_or(d.max_streams as u64) as usize,
             idle_unload: number("LAB_IDLE_UNLOAD_SECS")?
                 .map(Duration::from_secs)

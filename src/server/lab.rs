@@ -50,11 +50,21 @@ impl Drop for StreamPermit {
 
 /// The file whose modification time says when a sandbox was last used.
 const LAST_USED_FILE: &str = "last_used";
+/// Present from a sandbox's creation until it is first used: a sandbox that still has it may
+/// give its place to a new one when the disk cap is reached.
+const UNTOUCHED_FILE: &str = "untouched";
+/// Where rewinds build their throw-away sandboxes, under the data folder.
+const SCRATCH_DIR: &str = "scratch";
 
 impl Lab {
     /// Prepares the data folder and starts the reaper.
     pub async fn start(config: Config) -> Result<Lab, LabError> {
         tokio::fs::create_dir_all(config.data_dir.join("sandboxes")).await?;
+        // Rewinds interrupted by a stop left their scratch sandboxes behind: nothing reads them.
+        let scratch = config.data_dir.join(SCRATCH_DIR);
+        if tokio::fs::try_exists(&scratch).await.unwrap_or(false) {
+            tokio::fs::remove_dir_all(&scratch).await?;
+        }
         let (shutdown, _) = watch::channel(false);
         let lab = Lab(Arc::new(Inner {
             config,
@@ -88,20 +98,19 @@ impl Lab {
         mode: ClockMode,
     ) -> Result<SandboxHandle, LabError> {
         let mut loaded = self.0.loaded.lock().await;
-        if self.count_on_disk().await? >= self.0.config.max_sandboxes {
-            return Err(LabError::TooManySandboxes(self.0.config.max_sandboxes));
-        }
+        self.make_room_on_disk(&mut loaded).await?;
+        self.make_room_in_memory(&mut loaded).await?;
         let id = Uuid::new_v4();
         let seed = seed.unwrap_or_else(|| Uuid::new_v4().as_u64_pair().0 >> 11);
         let dir = self.dir(id);
         let handle = sandbox::create(&dir, id, seed, mode).await?;
         touch(&dir).await;
+        let _ = tokio::fs::write(dir.join(UNTOUCHED_FILE), b"").await;
         loaded.insert(id, handle.clone());
         tracing::info!(sandbox = %id, seed, "sandbox created");
         Ok(handle)
     }
 
-    /// Finds a sandbox by the id in a URL, loading it from disk if it is not running.
     /// The sandbox as it stood at one of its timeline events, the present untouched: its run
     /// (seed and inputs) is replayed into a scratch sandbox until the log reaches that event,
     /// read, and thrown away.
@@ -124,22 +133,31 @@ impl Lab {
             .0
             .config
             .data_dir
-            .join("scratch")
+            .join(SCRATCH_DIR)
             .join(scratch_id.to_string());
-        let scratch = sandbox::create(&dir, scratch_id, run.seed, ClockMode::Paused).await?;
+        // Removed when this is dropped, also when the request is dropped halfway (the client
+        // went away): the scratch sandbox is stopped first, then its folder deleted.
+        let mut cleanup = Scratch { dir, handle: None };
+        let scratch = sandbox::create(&cleanup.dir, scratch_id, run.seed, ClockMode::Paused).await?;
+        cleanup.handle = Some(scratch.clone());
         let state = scratch.rerun_to(run, position, rows).await;
-        scratch.shutdown().await;
-        let _ = tokio::fs::remove_dir_all(&dir).await;
+        drop(cleanup);
         let mut state = state?;
         state.id = live.id.to_string();
         Ok(state)
     }
 
+    /// Finds a sandbox by the id in a URL, loading it from disk if it is not running. From
+    /// then on it is a sandbox somebody came back to: never deleted to make room for a new one.
     pub async fn get(&self, id: &str) -> Result<SandboxHandle, LabError> {
         let id = Uuid::parse_str(id).map_err(|_| LabError::NotFound)?;
+        // Under the lock, so that no creation deletes it between the look-up and the mark.
         let mut loaded = self.0.loaded.lock().await;
         match loaded.get(&id) {
-            Some(handle) if handle.is_alive() => return Ok(handle.clone()),
+            Some(handle) if handle.is_alive() => {
+                self.mark_used(id).await;
+                return Ok(handle.clone());
+            }
             // An owner that stopped on a failing store is opened afresh from what was committed.
             Some(_) => {
                 loaded.remove(&id);
@@ -150,11 +168,93 @@ impl Lab {
         if !tokio::fs::try_exists(&dir).await.unwrap_or(false) {
             return Err(LabError::NotFound);
         }
+        self.make_room_in_memory(&mut loaded).await?;
         let handle = sandbox::open(&dir).await?;
         touch(&dir).await;
+        self.mark_used(id).await;
         loaded.insert(id, handle.clone());
         tracing::info!(sandbox = %id, "sandbox loaded");
         Ok(handle)
+    }
+
+    /// Takes the "untouched" mark off a sandbox somebody came back to.
+    async fn mark_used(&self, id: Uuid) {
+        let marker = self.dir(id).join(UNTOUCHED_FILE);
+        if tokio::fs::try_exists(&marker).await.unwrap_or(false) {
+            let _ = tokio::fs::remove_file(&marker).await;
+        }
+    }
+
+    /// At the disk cap, deletes the least recently made sandbox nobody came back to; if every
+    /// sandbox on disk has been used, the server is full.
+    async fn make_room_on_disk(
+        &self,
+        loaded: &mut HashMap<Uuid, SandboxHandle>,
+    ) -> Result<(), LabError> {
+        let max = self.0.config.max_sandboxes;
+        let mut on_disk = self.count_on_disk().await?;
+        if on_disk < max {
+            return Ok(());
+        }
+        let mut untouched = Vec::new();
+        let mut entries = tokio::fs::read_dir(self.0.config.data_dir.join("sandboxes")).await?;
+        while let Some(entry) = entries.next_entry().await? {
+            let Some(id) = entry.file_name().to_str().and_then(|n| Uuid::parse_str(n).ok())
+            else {
+                continue;
+            };
+            if tokio::fs::try_exists(entry.path().join(UNTOUCHED_FILE))
+                .await
+                .unwrap_or(false)
+            {
+                untouched.push((last_used_age(&entry.path()).await, id));
+            }
+        }
+        // Oldest first.
+        untouched.sort_by(|a, b| b.0.cmp(&a.0));
+        for (_, id) in untouched {
+            if on_disk < max {
+                break;
+            }
+            if let Some(handle) = loaded.get(&id) {
+                if handle.subscribers() > 0 {
+                    continue; // somebody is watching it: not untouched after all
+                }
+                let handle = loaded.remove(&id).expect("just found");
+                handle.shutdown().await;
+            }
+            tokio::fs::remove_dir_all(self.dir(id)).await?;
+            on_disk -= 1;
+            tracing::info!(sandbox = %id, "unused sandbox deleted to make room");
+        }
+        if on_disk >= max {
+            return Err(LabError::TooManySandboxes(max));
+        }
+        Ok(())
+    }
+
+    /// At the cap of running sandboxes, saves and unloads the least recently used one that no
+    /// stream watches; if every one is watched, the server is full.
+    async fn make_room_in_memory(
+        &self,
+        loaded: &mut HashMap<Uuid, SandboxHandle>,
+    ) -> Result<(), LabError> {
+        let max = self.0.config.max_loaded;
+        while loaded.len() >= max {
+            let idlest = loaded
+                .iter()
+                .filter(|(_, h)| h.subscribers() == 0)
+                .max_by_key(|(_, h)| h.idle_for())
+                .map(|(id, _)| *id);
+            let Some(id) = idlest else {
+                return Err(LabError::TooManySandboxes(max));
+            };
+            let handle = loaded.remove(&id).expect("just found");
+            handle.shutdown().await;
+            touch(&self.dir(id)).await;
+            tracing::info!(sandbox = %id, "sandbox unloaded to make room");
+        }
+        Ok(())
     }
 
     /// Lets one API request for a sandbox through, or answers how many seconds to wait.
@@ -271,6 +371,29 @@ impl Lab {
             }
         }
         Ok(())
+    }
+}
+
+/// A rewind's scratch sandbox: stopped and deleted when dropped.
+struct Scratch {
+    dir: PathBuf,
+    handle: Option<SandboxHandle>,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let dir = std::mem::take(&mut self.dir);
+        let handle = self.handle.take();
+        tokio::spawn(async move {
+            if let Some(handle) = handle {
+                handle.shutdown().await;
+            }
+            if let Err(e) = tokio::fs::remove_dir_all(&dir).await {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(dir = %dir.display(), "scratch sandbox not removed: {e}");
+                }
+            }
+        });
     }
 }
 
