@@ -46,6 +46,8 @@ export default defineConfig({
       LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
       LEPTOS_SITE_ROOT: 'target/site',
       LAB_DATA_DIR: dataDir,
+      // The release server checks its invariants after every step here too: a breach stops it.
+      LAB_CHECK_INVARIANTS: '1',
       RUST_LOG: 'warn',
     },
   },

@@ -7,6 +7,7 @@ pub mod broker;
 pub mod config;
 pub mod damage;
 pub mod error;
+pub mod invariants;
 pub mod jobs;
 pub mod lab;
 pub mod network;

@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use super::broker;
 use super::error::LabError;
+use super::invariants::{self, Promises};
 use super::jobs::Job;
 use super::network::{NetStep, Network};
 use super::payments::{ledger, ApiReply, TransferRequest};
@@ -67,6 +68,7 @@ enum Command {
         i64,
         oneshot::Sender<Result<Vec<(i64, i64)>, LabError>>,
     ),
+    Check(oneshot::Sender<Result<invariants::Report, LabError>>),
     Shutdown(oneshot::Sender<()>),
 }
 
@@ -213,6 +215,11 @@ impl SandboxHandle {
         self.ask(|tx| Command::State(rows, tx)).await
     }
 
+    /// Checks the sandbox's invariants between two steps (see `server::invariants`).
+    pub async fn check(&self) -> Result<invariants::Report, LabError> {
+        self.ask(Command::Check).await
+    }
+
     /// Whether the owner task is still running (it stops on shutdown, or when a store fails).
     pub fn is_alive(&self) -> bool {
         !self.commands.is_closed()
@@ -319,6 +326,10 @@ struct Owner {
     last_event: i64,
     /// While rebuilding the past (rewind): stop running steps once this event is logged.
     stop_at: Option<i64>,
+    /// What the invariants may hold the sandbox to, given its safeguards since the last reset.
+    promises: Promises,
+    /// Check the invariants after every step and command (see `server::invariants`).
+    check_every_step: bool,
 }
 
 /// Makes a new sandbox in `dir` (which must not hold one yet) and starts its owner.
@@ -396,14 +407,15 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
     for (at, step) in LabWorld::standing_steps(now_ms) {
         sim.schedule_at(at, step);
     }
-    // A claim's recovery check lived in the queue, which a restart empties: arm one for the
-    // oldest key still in progress.
-    let oldest_claim: Option<i64> = sqlx::query_scalar(
-        "SELECT MIN(updated_ms) FROM idempotency_keys WHERE status = 'IN_PROGRESS'",
+    // Each claim's recovery check lived in the queue, which a restart empties: arm one again
+    // for every key still in progress (one per claim time), so none stays stuck.
+    let claims: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT updated_ms FROM idempotency_keys WHERE status = 'IN_PROGRESS'
+         ORDER BY updated_ms",
     )
-    .fetch_one(stores.pool(StoreName::Payments))
+    .fetch_all(stores.pool(StoreName::Payments))
     .await?;
-    if let Some(claimed) = oldest_claim {
+    for claimed in claims {
         sim.schedule_at(Job::after_claim(claimed), Step::Job(Job::StuckRecovery));
     }
 
@@ -412,6 +424,7 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
     } else {
         ClockMode::Live
     };
+    let promises = promises_since_reset(&stores).await?;
     let log = stores.pool(StoreName::Lab).clone();
     let last_event: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM events")
         .fetch_one(&log)
@@ -442,6 +455,8 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
         step_times: Default::default(),
         last_event,
         stop_at: None,
+        promises,
+        check_every_step: invariants::every_step(),
     };
     // The pipeline's processes start with the sandbox and pick up whatever was left undone.
     for step in pipeline::pending(&owner.world).await? {
@@ -550,13 +565,41 @@ impl Owner {
                         tracing::error!(sandbox = %self.id, "a transfer could not be accepted: {e}");
                     }
                 }
+                Command::Check(reply) => {
+                    let r = invariants::check(&self.world.stores, self.promises).await;
+                    let _ = reply.send(r.map_err(LabError::from));
+                }
                 Command::Shutdown(reply) => {
                     self.save().await?;
                     let _ = reply.send(());
                     return Ok(());
                 }
             }
+            self.verify("a command").await?;
         }
+    }
+
+    /// In checked builds, stops the process at the first broken invariant: a breach must fail
+    /// the run that caused it, loudly, with the seed that reproduces it.
+    async fn verify(&self, after: &str) -> Result<(), LabError> {
+        if !self.check_every_step {
+            return Ok(());
+        }
+        let report = invariants::check(&self.world.stores, self.promises).await?;
+        if !report.ok {
+            let breaches: Vec<String> = report.violations.iter().map(|v| v.to_string()).collect();
+            let message = format!(
+                "invariant violated in sandbox {} (seed {}) after {after} at {} ms: {}",
+                self.id,
+                self.seed,
+                self.sim.now(),
+                breaches.join("; ")
+            );
+            tracing::error!("{message}");
+            eprintln!("{message}");
+            std::process::abort();
+        }
+        Ok(())
     }
 
     /// Where the clock stands now: in live mode, where wall time has carried it.
@@ -612,6 +655,7 @@ impl Owner {
             let started = Instant::now();
             self.publish(step.events).await?;
             self.note_time("event log: store and broadcast", started);
+            self.verify(step.name).await?;
             // A rewind stops the moment the event it wants is in the log.
             if self.reached_stop() {
                 break;
@@ -984,6 +1028,7 @@ impl Owner {
 
     async fn set_safeguards(&mut self, body: serde_json::Value) -> Result<Safeguards, LabError> {
         let next = self.world.safeguards.patched(&body)?;
+        self.promises = self.promises.after(&next);
         if next.is_on(Safeguard::StuckRecovery)
             && !self.world.safeguards.is_on(Safeguard::StuckRecovery)
         {
@@ -1026,6 +1071,7 @@ impl Owner {
         sqlx::query("DELETE FROM events").execute(lab).await?;
         sqlx::query("DELETE FROM inputs").execute(lab).await?;
         self.world.safeguards = Safeguards::default();
+        self.promises = Promises::all();
         self.world.faults = Faults::default();
         self.world.net.clear();
         self.world.pipeline.clear();
@@ -1171,6 +1217,28 @@ impl Owner {
         .await?;
         Ok(())
     }
+}
+
+/// The promises still standing, from the safeguard changes recorded since the last reset (the
+/// inputs table is emptied on reset, so it holds exactly those).
+async fn promises_since_reset(stores: &Stores) -> Result<Promises, LabError> {
+    let changes: Vec<String> = sqlx::query_scalar(
+        "SELECT input FROM inputs WHERE input LIKE '{\"safeguards\":%' ORDER BY id",
+    )
+    .fetch_all(stores.pool(StoreName::Lab))
+    .await?;
+    let mut guards = Safeguards::default();
+    let mut promises = Promises::all();
+    for change in changes {
+        let Ok(input) = serde_json::from_str::<serde_json::Value>(&change) else {
+            continue;
+        };
+        if let Ok(next) = guards.patched(&input["safeguards"]) {
+            guards = next;
+            promises = promises.after(&guards);
+        }
+    }
+    Ok(promises)
 }
 
 fn mode_id(mode: ClockMode) -> &'static str {

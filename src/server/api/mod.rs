@@ -39,6 +39,7 @@ pub fn router(lab: &Lab) -> Router<Lab> {
         .route("/api/sandboxes/{id}/app-events", post(app_event))
         .route("/api/sandboxes/{id}/replay", post(replay))
         .route("/api/sandboxes/{id}/run", get(export_run))
+        .route("/api/sandboxes/{id}/check", get(check))
         .route("/api/sandboxes/{id}/state-at/{event}", get(state_at))
         .route("/api/runs", post(import_run))
         .route("/api/openapi.json", get(openapi_json))
@@ -371,6 +372,23 @@ async fn state_at(
     ))]
 async fn export_run(State(lab): State<Lab>, Path(id): Path<String>) -> Result<Json<Run>, LabError> {
     Ok(Json(lab.get(&id).await?.export_run().await?))
+}
+
+/// Checks the sandbox's invariants now, between two steps: what must hold whatever the faults
+/// did (a COMPLETED key has its answer, offsets are contiguous, no read_committed reader is past
+/// the last stable offset, nothing is negative) and, while their safeguards have been on since
+/// the last reset, at most one debit per intent and money conserved once nothing is in flight.
+#[utoipa::path(get, path = "/api/sandboxes/{id}/check", tag = "sandboxes",
+    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    responses(
+        (status = 200, body = crate::server::invariants::Report),
+        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+    ))]
+async fn check(
+    State(lab): State<Lab>,
+    Path(id): Path<String>,
+) -> Result<Json<crate::server::invariants::Report>, LabError> {
+    Ok(Json(lab.get(&id).await?.check().await?))
 }
 
 /// Replays a run into a new sandbox (paused when done): the same seed and inputs give the same

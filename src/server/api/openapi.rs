@@ -50,6 +50,7 @@ pub struct Created {
         super::app_event,
         super::replay,
         super::export_run,
+        super::check,
         super::state_at,
         super::import_run,
         super::openapi_json,
@@ -57,6 +58,8 @@ pub struct Created {
     components(schemas(
         Problem,
         Created,
+        crate::server::invariants::Report,
+        crate::server::invariants::Violation,
         TransferBody,
         Receipt,
         ClockState,
