@@ -577,7 +577,10 @@ async fn bad_input_is_refused_and_changes_nothing() {
 async fn the_caps_answer_503_with_retry_after() {
     let lab = TestLab::start_with(&[("LAB_MAX_SANDBOXES", "2"), ("LAB_MAX_STREAMS", "1")]).await;
     let id = lab.sandbox(1).await;
-    lab.sandbox(2).await;
+    let other = lab.sandbox(2).await;
+    // Both are used (a sandbox nobody came back to would give its place to a new one).
+    lab.state(&id).await;
+    lab.state(&other).await;
     let r = lab.post("/api/sandboxes", json!({})).await;
     assert!(r.headers().contains_key("retry-after"));
     expect_problem(r, 503, "too-many-sandboxes").await;

@@ -110,6 +110,15 @@ impl TestLab {
         }
     }
 
+    /// Kills the server with SIGKILL (no saving, no goodbye) and starts it again on the same
+    /// data folder: what a crash of the machine's process looks like.
+    pub async fn crash_and_restart(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().await.expect("the server can be killed");
+        }
+        self.spawn().await;
+    }
+
     /// Stops the server and starts it again on the same data folder.
     pub async fn restart(&mut self) {
         assert!(
