@@ -166,8 +166,13 @@ async fn every_key_stuck_by_a_crash_is_recovered_after_a_restart() {
 async fn a_flood_of_new_sandboxes_locks_nobody_out() {
     let lab = TestLab::start_with(&[("LAB_MAX_SANDBOXES", "5"), ("LAB_MAX_LOADED", "3")]).await;
     let student = lab.sandbox(11).await;
-    lab.send(&student, "mine", json!({"to": "tithi", "amount": 500}), None)
-        .await;
+    lab.send(
+        &student,
+        "mine",
+        json!({"to": "tithi", "amount": 500}),
+        None,
+    )
+    .await;
     for _ in 0..10 {
         let r = lab.post("/api/sandboxes", json!({})).await;
         assert_eq!(r.status(), 201, "the flood's own sandboxes make room");
@@ -213,8 +218,13 @@ async fn rewinds_leave_no_scratch_sandbox_behind() {
     let mut lab = TestLab::start().await;
     let id = lab.sandbox(3).await;
     for i in 0..20 {
-        lab.send(&id, &format!("k{i}"), json!({"to": "tithi", "amount": 10}), None)
-            .await;
+        lab.send(
+            &id,
+            &format!("k{i}"),
+            json!({"to": "tithi", "amount": 10}),
+            None,
+        )
+        .await;
     }
     let events = lab.events_of(&id, "credited").await;
     let last = events.last().unwrap()["id"].as_i64().unwrap();
@@ -237,7 +247,10 @@ async fn rewinds_leave_no_scratch_sandbox_behind() {
             break;
         }
     }
-    assert!(empty, "the dropped rewind's scratch folder should be removed");
+    assert!(
+        empty,
+        "the dropped rewind's scratch folder should be removed"
+    );
     // A folder left by an earlier process is cleared at start.
     lab.stop().await;
     std::fs::create_dir_all(scratch.join("left-over")).unwrap();

@@ -117,13 +117,15 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     }
 
     checked.push("no_negative_balance");
-    let negative: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT user_id, balance_after FROM ledger WHERE balance_after < 0 LIMIT 5",
-    )
-    .fetch_all(payments)
-    .await?;
+    let negative: Vec<(String, i64)> =
+        sqlx::query_as("SELECT user_id, balance_after FROM ledger WHERE balance_after < 0 LIMIT 5")
+            .fetch_all(payments)
+            .await?;
     if !negative.is_empty() {
-        fail("no_negative_balance", format!("ledger rows below zero: {negative:?}"));
+        fail(
+            "no_negative_balance",
+            format!("ledger rows below zero: {negative:?}"),
+        );
     }
 
     checked.push("offsets_contiguous");
@@ -174,9 +176,8 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
             .await?
             .unwrap_or(0)
         {
-            let at =
-                super::broker::position(&mut conn, consumer.id(), APPROVED_TOPIC, partition)
-                    .await?;
+            let at = super::broker::position(&mut conn, consumer.id(), APPROVED_TOPIC, partition)
+                .await?;
             let lso =
                 super::broker::last_stable_offset(&mut conn, APPROVED_TOPIC, partition).await?;
             if at > lso {
@@ -213,8 +214,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
         let damage = super::damage::measure(stores).await?;
         if damage.in_flight == 0 {
             checked.push("money_conserved");
-            if damage.money_created != 0 || damage.lost_events != 0 || damage.double_credits != 0
-            {
+            if damage.money_created != 0 || damage.lost_events != 0 || damage.double_credits != 0 {
                 fail(
                     "money_conserved",
                     format!(

@@ -138,7 +138,8 @@ impl Lab {
         // Removed when this is dropped, also when the request is dropped halfway (the client
         // went away): the scratch sandbox is stopped first, then its folder deleted.
         let mut cleanup = Scratch { dir, handle: None };
-        let scratch = sandbox::create(&cleanup.dir, scratch_id, run.seed, ClockMode::Paused).await?;
+        let scratch =
+            sandbox::create(&cleanup.dir, scratch_id, run.seed, ClockMode::Paused).await?;
         cleanup.handle = Some(scratch.clone());
         let state = scratch.rerun_to(run, position, rows).await;
         drop(cleanup);
@@ -199,7 +200,10 @@ impl Lab {
         let mut untouched = Vec::new();
         let mut entries = tokio::fs::read_dir(self.0.config.data_dir.join("sandboxes")).await?;
         while let Some(entry) = entries.next_entry().await? {
-            let Some(id) = entry.file_name().to_str().and_then(|n| Uuid::parse_str(n).ok())
+            let Some(id) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| Uuid::parse_str(n).ok())
             else {
                 continue;
             };

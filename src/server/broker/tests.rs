@@ -360,12 +360,23 @@ async fn a_new_epoch_numbers_its_batches_from_zero_and_none_is_taken_for_a_resen
         assert!(!a.duplicate);
     }
     // The process restarts: same transactional id, a new epoch, sequences from 0 again.
-    let new = init_producer(&mut c, Some("fraud-check"), 10).await.unwrap();
+    let new = init_producer(&mut c, Some("fraud-check"), 10)
+        .await
+        .unwrap();
     assert_eq!((new.id, new.epoch), (old.id, old.epoch + 1));
     for seq in 0..3 {
-        let a = produce(&mut c, new, "transfers", "k", "new", Some(seq), None, 10 + seq)
-            .await
-            .unwrap();
+        let a = produce(
+            &mut c,
+            new,
+            "transfers",
+            "k",
+            "new",
+            Some(seq),
+            None,
+            10 + seq,
+        )
+        .await
+        .unwrap();
         assert!(!a.duplicate, "batch {seq} of the new epoch is not a resend");
         assert_eq!(a.offset, 3 + seq);
     }
