@@ -129,7 +129,9 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     }
 
     checked.push("offsets_contiguous");
-    let partitions: Vec<(String, i64, i64, i64, i64, Option<i64>, Option<i64>)> = sqlx::query_as(
+    /// Topic, partition, log start, next offset, and the records' count, lowest and highest.
+    type PartitionRow = (String, i64, i64, i64, i64, Option<i64>, Option<i64>);
+    let partitions: Vec<PartitionRow> = sqlx::query_as(
         "SELECT p.topic, p.partition, p.log_start_offset, p.next_offset,
                 COUNT(r.\"offset\"), MIN(r.\"offset\"), MAX(r.\"offset\")
          FROM partitions p

@@ -215,7 +215,7 @@ impl Lab {
             }
         }
         // Oldest first.
-        untouched.sort_by(|a, b| b.0.cmp(&a.0));
+        untouched.sort_by_key(|(age, _)| std::cmp::Reverse(*age));
         for (_, id) in untouched {
             if on_disk < max {
                 break;
