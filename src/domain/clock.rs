@@ -80,7 +80,7 @@ impl ClockFace {
 
 /// One thing an instructor can do to the clock.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "op")]
+#[serde(rename_all = "snake_case", tag = "op", deny_unknown_fields)]
 pub enum ClockCommand {
     Pause,
     Resume,

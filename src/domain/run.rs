@@ -3,9 +3,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::phone::AppSignal;
+use super::pipeline::Consumer;
+use super::transfer::{parse_idempotency_key, USERS};
+use super::{expect_object, int_in, ClockCommand, Faults, FieldError, Safeguards, TransferBody};
+
 /// One outside input, where it arrived: the virtual time and how many steps had run before it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct RunInput {
     pub at_ms: i64,
     pub after_step: u64,
@@ -29,4 +35,148 @@ pub struct Run {
     /// details, in order). Ignored on import; the replay reports its own.
     #[serde(default)]
     pub log_hash: String,
+}
+
+/// The latest virtual time a run may reach: a year after the lesson's start. Replaying a run
+/// runs every job due on its way, so this bounds the work one import can ask for.
+pub const MAX_RUN_MS: i64 = super::clock::START_MS + 366 * super::clock::DAY_MS;
+
+impl Run {
+    /// Checks each input is one the API itself would have taken, in the shape the sandbox
+    /// records it, and that every time lies between the lesson's start and [`MAX_RUN_MS`].
+    /// Whether the inputs fit together (in order, at steps that happened) is the replay's
+    /// question: it answers `run-diverged`.
+    pub fn check(&self) -> Result<(), FieldError> {
+        let time = |field: String, ms: i64| {
+            int_in(&field, &ms.into(), super::clock::START_MS, MAX_RUN_MS).map(|_| ())
+        };
+        for (i, RunInput { at_ms, input, .. }) in self.inputs.iter().enumerate() {
+            time(format!("inputs[{i}].at_ms"), *at_ms)?;
+            check_input(input).map_err(|e| {
+                FieldError::new(format!("inputs[{i}].input.{}", e.field), e.message)
+            })?;
+        }
+        time("end_ms".into(), self.end_ms)
+    }
+
+    /// Why a well-formed run cannot have been recorded, if it cannot: a transfer to its own
+    /// sender, which the API refuses before anything is recorded.
+    pub fn impossible(&self) -> Option<String> {
+        self.inputs.iter().enumerate().find_map(|(i, r)| {
+            let t = r.input.get("transfer")?;
+            (t.get("user")? == t.get("body")?.get("to")?)
+                .then(|| format!("input {i} is a transfer to its own sender"))
+        })
+    }
+}
+
+/// One recorded input: `{"transfer": …}`, `{"safeguards": …}`, `{"faults": …}`,
+/// `{"replay": …}`, `{"app": …}` or a clock command (`{"op": …}`).
+fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
+    let map = expect_object(input)?;
+    if let Some(op) = map.get("op") {
+        let fields: &[&str] = match op.as_str() {
+            Some("pause" | "resume" | "step") => &["op"],
+            Some("speed") => &["op", "speed"],
+            Some("advance") => &["op", "seconds"],
+            _ => {
+                return Err(FieldError::new(
+                    "op",
+                    "expected pause, resume, step, speed or advance",
+                ))
+            }
+        };
+        if let Some(extra) = map.keys().find(|k| !fields.contains(&k.as_str())) {
+            return Err(FieldError::new(
+                extra.clone(),
+                "not a field of this clock command",
+            ));
+        }
+        let command: ClockCommand = serde_json::from_value(input.clone())
+            .map_err(|e| FieldError::new("op", format!("not a clock command: {e}")))?;
+        return command.validate().map(|_| ());
+    }
+    let mut entries = map.iter();
+    let (Some((kind, body)), None) = (entries.next(), entries.next()) else {
+        return Err(FieldError::new(
+            "(input)",
+            "expected one of transfer, safeguards, faults, replay, app or op",
+        ));
+    };
+    let inner = |e: FieldError| FieldError::new(format!("{kind}.{}", e.field), e.message);
+    match kind.as_str() {
+        "transfer" => check_transfer(body).map_err(inner),
+        "safeguards" => Safeguards::default()
+            .patched(body)
+            .map(|_| ())
+            .map_err(inner),
+        "faults" => Faults::default().patched(body).map(|_| ()).map_err(inner),
+        "replay" => check_replay(body).map(|_| ()).map_err(inner),
+        "app" => AppSignal::parse(body).map(|_| ()).map_err(inner),
+        _ => Err(FieldError::new(
+            kind.clone(),
+            "unknown input: expected transfer, safeguards, faults, replay, app or op",
+        )),
+    }
+}
+
+/// `{"user", "key", "body", "intent"}` as the sandbox records a transfer.
+fn check_transfer(t: &serde_json::Value) -> Result<(), FieldError> {
+    // Whether `to` is the user is not a question of shape: see [`Run::impossible`].
+    let map = expect_object(t)?;
+    if let Some(extra) = map
+        .keys()
+        .find(|k| !["user", "key", "body", "intent"].contains(&k.as_str()))
+    {
+        return Err(FieldError::new(
+            extra.clone(),
+            "unknown field: expected user, key, body and intent",
+        ));
+    }
+    let text = |field: &str| {
+        map.get(field)
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| FieldError::new(field, "required: a string"))
+    };
+    let user = text("user")?;
+    if !USERS.contains(&user) {
+        return Err(FieldError::new("user", format!("no user called {user:?}")));
+    }
+    parse_idempotency_key(Some(text("key")?)).map_err(|e| FieldError::new("key", e.message))?;
+    // The intent is a Lab-Intent UUID or, without one, the key itself.
+    parse_idempotency_key(Some(text("intent")?))
+        .map_err(|e| FieldError::new("intent", e.message))?;
+    let body = map
+        .get("body")
+        .ok_or_else(|| FieldError::new("body", "required"))?;
+    TransferBody::parse_shape(body)
+        .map(|_| ())
+        .map_err(|e| FieldError::new(format!("body.{}", e.field), e.message))
+}
+
+/// `{"consumer", "from_seconds_ago"}`, as `POST …/replay` takes it.
+pub fn check_replay(r: &serde_json::Value) -> Result<(Consumer, i64), FieldError> {
+    let map = expect_object(r)?;
+    if let Some(extra) = map
+        .keys()
+        .find(|k| *k != "consumer" && *k != "from_seconds_ago")
+    {
+        return Err(FieldError::new(
+            extra.clone(),
+            "unknown field: expected consumer and from_seconds_ago",
+        ));
+    }
+    let consumer = map
+        .get("consumer")
+        .and_then(|v| v.as_str())
+        .and_then(Consumer::from_id)
+        .ok_or_else(|| FieldError::new("consumer", "expected \"wallet\", \"sms\" or \"fraud\""))?;
+    let seconds = int_in(
+        "from_seconds_ago",
+        map.get("from_seconds_ago")
+            .unwrap_or(&serde_json::Value::Null),
+        0,
+        super::clock::MAX_ADVANCE_SECONDS,
+    )?;
+    Ok((consumer, seconds))
 }

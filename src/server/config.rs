@@ -31,6 +31,11 @@ pub struct Config {
     pub rate_per_sec: f64,
     /// `LAB_RATE_BURST`: how many requests one sandbox may make at once (default 200).
     pub rate_burst: f64,
+    /// `LAB_TRANSFER_WAIT_SECS`: the longest (wall time) an HTTP caller of `POST …/transfers`
+    /// waits for its answer; past it the caller gets 504 `no-response` while the transfer goes
+    /// on in the sandbox, like any lost answer. Unset or 0 (the default): the caller waits as
+    /// long as the sandbox takes, a paused clock included.
+    pub transfer_wait: Option<Duration>,
 }
 
 impl Default for Config {
@@ -45,6 +50,7 @@ impl Default for Config {
             reap_every: Duration::from_secs(30),
             rate_per_sec: 50.0,
             rate_burst: 200.0,
+            transfer_wait: None,
         }
     }
 }
@@ -78,6 +84,10 @@ impl Config {
             rate_burst: number("LAB_RATE_BURST")?
                 .map(|n| n.max(1) as f64)
                 .unwrap_or(d.rate_burst),
+            transfer_wait: number("LAB_TRANSFER_WAIT_SECS")?
+                .filter(|s| *s > 0)
+                .map(Duration::from_secs)
+                .or(d.transfer_wait),
         })
     }
 }

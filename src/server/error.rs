@@ -6,6 +6,14 @@ use crate::domain::FieldError;
 pub enum LabError {
     #[error("there is no sandbox with this id")]
     NotFound,
+    #[error("this sandbox's log has no event {0}")]
+    UnknownEvent(i64),
+    #[error(
+        "a page of another site may not change a sandbox: the Origin {0:?} is not this server's"
+    )]
+    ForeignOrigin(String),
+    #[error("the request body must be application/json, not {0:?}")]
+    UnsupportedMediaType(String),
     #[error("{0}")]
     Invalid(#[from] FieldError),
     #[error("the request body is not valid JSON: {0}")]
@@ -22,6 +30,8 @@ pub enum LabError {
     Unavailable,
     #[error("unknown user: send Authorization: Bearer shimul (or tithi)")]
     Unauthorized,
+    #[error("to: cannot send money to yourself")]
+    SelfTransfer,
     #[error("this sandbox is sending requests faster than the lab allows; retry in {0} s")]
     TooManyRequests(u64),
     #[error("the run could not be replayed: {0}")]
@@ -36,10 +46,12 @@ impl LabError {
     /// The HTTP status this error answers with.
     pub fn status(&self) -> u16 {
         match self {
-            LabError::NotFound => 404,
+            LabError::NotFound | LabError::UnknownEvent(_) => 404,
+            LabError::ForeignOrigin(_) => 403,
+            LabError::UnsupportedMediaType(_) => 415,
             LabError::Unauthorized => 401,
             LabError::TooManyRequests(_) => 429,
-            LabError::RunDiverged(_) => 422,
+            LabError::RunDiverged(_) | LabError::SelfTransfer => 422,
             LabError::Invalid(_) | LabError::BadJson(_) | LabError::BadLastEventId => 400,
             LabError::BodyTooLarge(_) => 413,
             LabError::TooManySandboxes(_) | LabError::TooManyStreams(_) | LabError::Unavailable => {
@@ -53,9 +65,13 @@ impl LabError {
     pub fn kind(&self) -> &'static str {
         match self {
             LabError::NotFound => "unknown-sandbox",
+            LabError::UnknownEvent(_) => "unknown-event",
+            LabError::ForeignOrigin(_) => "foreign-origin",
+            LabError::UnsupportedMediaType(_) => "unsupported-media-type",
             LabError::Unauthorized => "unknown-user",
             LabError::TooManyRequests(_) => "too-many-requests",
             LabError::RunDiverged(_) => "run-diverged",
+            LabError::SelfTransfer => "self-transfer",
             LabError::Invalid(e) if e.field == "Idempotency-Key" => "invalid-idempotency-key",
             LabError::Invalid(_) => "invalid-field",
             LabError::BadJson(_) => "invalid-json",

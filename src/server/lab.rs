@@ -13,7 +13,7 @@ use uuid::Uuid;
 use super::config::Config;
 use super::error::LabError;
 use super::sandbox::{self, SandboxHandle};
-use crate::domain::{ClockMode, FieldError, SandboxState};
+use crate::domain::{ClockMode, SandboxState};
 
 /// The lab: every sandbox this server holds. Cheap to clone.
 #[derive(Clone)]
@@ -121,12 +121,10 @@ impl Lab {
         rows: i64,
     ) -> Result<SandboxState, LabError> {
         let live = self.get(id).await?;
-        let position = live.event_position(event_id).await?.ok_or_else(|| {
-            FieldError::new(
-                "at_event",
-                format!("this sandbox's log has no event {event_id}"),
-            )
-        })?;
+        let position = live
+            .event_position(event_id)
+            .await?
+            .ok_or(LabError::UnknownEvent(event_id))?;
         let run = live.export_run().await?;
         let scratch_id = Uuid::new_v4();
         let dir = self
@@ -148,10 +146,12 @@ impl Lab {
         Ok(state)
     }
 
-    /// Finds a sandbox by the id in a URL, loading it from disk if it is not running. From
-    /// then on it is a sandbox somebody came back to: never deleted to make room for a new one.
+    /// Finds a sandbox by the id in a URL, loading it from disk if it is not running. Anything
+    /// that is not the id of a sandbox on this server, a malformed one included, is not found.
+    /// From then on it is a sandbox somebody came back to: never deleted to make room for a new
+    /// one.
     pub async fn get(&self, id: &str) -> Result<SandboxHandle, LabError> {
-        let id = Uuid::parse_str(id).map_err(|_| LabError::NotFound)?;
+        let id = sandbox_id(id).ok_or(LabError::NotFound)?;
         // Under the lock, so that no creation deletes it between the look-up and the mark.
         let mut loaded = self.0.loaded.lock().await;
         match loaded.get(&id) {
@@ -263,7 +263,7 @@ impl Lab {
 
     /// Lets one API request for a sandbox through, or answers how many seconds to wait.
     pub fn admit(&self, id: &str) -> Result<(), LabError> {
-        let Ok(id) = Uuid::parse_str(id) else {
+        let Some(id) = sandbox_id(id) else {
             return Ok(()); // not a sandbox: the route answers 404
         };
         let (rate, burst) = (self.0.config.rate_per_sec, self.0.config.rate_burst);
@@ -399,6 +399,15 @@ impl Drop for Scratch {
             }
         });
     }
+}
+
+/// A sandbox id as URLs spell it: a UUID in its hyphenated form (either case). The other forms
+/// `Uuid::parse_str` reads (braced, simple, urn) name no sandbox, so one sandbox has one URL.
+pub fn sandbox_id(text: &str) -> Option<Uuid> {
+    if text.len() != 36 {
+        return None;
+    }
+    Uuid::try_parse(text).ok()
 }
 
 /// Marks a sandbox as used now.

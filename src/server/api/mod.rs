@@ -1,21 +1,22 @@
 //! The HTTP API of PRODUCT.md section 8: thin handlers that parse, call the sandbox, and answer
 //! JSON or problem+json.
 
+pub mod edge;
 pub mod openapi;
 pub mod problem;
 pub mod sse;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, RawPathParams, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde_json::json;
 
-use crate::domain::pipeline::Consumer;
-use crate::domain::run::Run;
+use crate::domain::run::{check_replay, Run};
 use crate::domain::{
     expect_object, transfer, ClockCommand, ClockMode, ClockState, FieldError, Receipt,
     SandboxState, TransferBody,
@@ -49,6 +50,28 @@ pub fn router(lab: &Lab) -> Router<Lab> {
             lab.clone(),
             rate_limit,
         ))
+        .layer(axum::middleware::from_fn(edge::guard))
+}
+
+/// The `{id}` of a sandbox route, as text: whether it names a sandbox is [`Lab::get`]'s
+/// question, so a malformed id and an unknown one both answer 404 `unknown-sandbox`, even one
+/// that is not UTF-8 once percent-decoded.
+pub struct SandboxId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for SandboxId {
+    type Rejection = LabError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, LabError> {
+        let params = RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|_| LabError::NotFound)?;
+        let id = params
+            .iter()
+            .find(|(name, _)| *name == "id")
+            .map(|(_, value)| value.to_owned())
+            .ok_or(LabError::NotFound)?;
+        Ok(SandboxId(id))
+    }
 }
 
 /// Each sandbox's requests pass its token bucket; past it, 429 with Retry-After.
@@ -75,11 +98,15 @@ async fn rate_limit(
 /// at ×1; `"paused": true` starts it paused at 09:00 on day 1, so that a scripted run (a test, a
 /// replay) begins at an exact virtual time.
 #[utoipa::path(post, path = "/api/sandboxes", tag = "sandboxes",
-    request_body(content = Object, description = "`{\"seed\"?: u64, \"paused\"?: bool}`; may be empty"),
+    request_body(content = openapi::CreateBody, description = "May be left out (no body, no Content-Type): `{}`"),
     responses(
-        (status = 201, description = "Made, at the lesson's start", body = openapi::Created),
-        (status = 400, description = "A bad field", body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The server holds its limit of sandboxes (Retry-After)", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 201, description = "Made, at the lesson's start", body = openapi::Created,
+            headers(("Location" = String, description = "`/api/sandboxes/{id}`"))),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 503, response = openapi::Full),
     ))]
 async fn create(
     State(lab): State<Lab>,
@@ -124,30 +151,37 @@ async fn create(
 
 /// The whole sandbox: clock, safeguards, faults, balances, every table, damage.
 #[utoipa::path(get, path = "/api/sandboxes/{id}/state", tag = "sandboxes",
-    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    params(openapi::SandboxPath),
     responses(
         (status = 200, body = SandboxState),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, response = openapi::NotFound),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
 async fn state(
     State(lab): State<Lab>,
-    Path(id): Path<String>,
+    SandboxId(id): SandboxId,
 ) -> Result<Json<SandboxState>, LabError> {
     Ok(Json(lab.get(&id).await?.state().await?))
 }
 
 /// Switches safeguards (any subset of the ids of PRODUCT.md section 3); all or nothing.
 #[utoipa::path(put, path = "/api/sandboxes/{id}/safeguards", tag = "controls",
-    params(("id" = String, Path, description = "Sandbox id (UUID)")),
-    request_body(content = Object, description = "e.g. `{\"atomic_claim\": false, \"window_hours\": 24}`"),
+    params(openapi::SandboxPath),
+    request_body = openapi::SafeguardsBody,
     responses(
-        (status = 200, description = "Every safeguard after the change", body = Object),
-        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 200, description = "Every safeguard after the change", body = openapi::Safeguards),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, response = openapi::NotFound),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
 async fn safeguards(
     State(lab): State<Lab>,
-    Path(id): Path<String>,
+    SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = lab.get(&id).await?;
@@ -157,16 +191,21 @@ async fn safeguards(
 
 /// Sets faults (any subset of the ids of PRODUCT.md section 4); all or nothing.
 #[utoipa::path(put, path = "/api/sandboxes/{id}/faults", tag = "controls",
-    params(("id" = String, Path, description = "Sandbox id (UUID)")),
-    request_body(content = Object, description = "e.g. `{\"response_loss_pct\": 100, \"crash\": {\"api_after_claim\": \"once\"}}`"),
+    params(openapi::SandboxPath),
+    request_body = openapi::FaultsBody,
     responses(
-        (status = 200, description = "Every fault after the change", body = Object),
-        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 200, description = "Every fault after the change", body = openapi::Faults),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, response = openapi::NotFound),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
 async fn faults(
     State(lab): State<Lab>,
-    Path(id): Path<String>,
+    SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = lab.get(&id).await?;
@@ -176,16 +215,21 @@ async fn faults(
 
 /// `POST …/clock` with any of `mode`, `speed`, `step`, `advance_seconds` → the clock after.
 #[utoipa::path(post, path = "/api/sandboxes/{id}/clock", tag = "controls",
-    params(("id" = String, Path, description = "Sandbox id (UUID)")),
-    request_body(content = Object, description = "Any of `{\"mode\": \"live\"|\"paused\", \"speed\": 0.1–10, \"step\": true, \"advance_seconds\": n}`"),
+    params(openapi::SandboxPath),
+    request_body = openapi::ClockBody,
     responses(
         (status = 200, body = ClockState),
-        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, response = openapi::NotFound),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
 async fn clock(
     State(lab): State<Lab>,
-    Path(id): Path<String>,
+    SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = lab.get(&id).await?;
@@ -194,13 +238,18 @@ async fn clock(
 }
 
 /// Back to the lesson's start: Shimul ৳2,000, Tithi ৳0, empty tables, default settings.
+/// It takes no body (one in JSON is ignored).
 #[utoipa::path(post, path = "/api/sandboxes/{id}/reset", tag = "controls",
-    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    params(openapi::SandboxPath),
     responses(
         (status = 204, description = "Reset"),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, response = openapi::NotFound),
+        (status = 415, response = openapi::NotJson),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
-async fn reset(State(lab): State<Lab>, Path(id): Path<String>) -> Result<StatusCode, LabError> {
+async fn reset(State(lab): State<Lab>, SandboxId(id): SandboxId) -> Result<StatusCode, LabError> {
     lab.get(&id).await?.reset().await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -209,26 +258,32 @@ async fn reset(State(lab): State<Lab>, Path(id): Path<String>) -> Result<StatusC
 /// Everything checked here is refused before anything is claimed.
 #[utoipa::path(post, path = "/api/sandboxes/{id}/transfers", tag = "payments",
     params(
-        ("id" = String, Path, description = "Sandbox id (UUID)"),
-        ("Authorization" = String, Header, description = "`Bearer shimul` (the key is scoped to this user)"),
-        ("Idempotency-Key" = String, Header, description = "1–255 printable ASCII characters"),
+        openapi::SandboxPath,
+        ("Authorization" = String, Header, description = "`Bearer shimul` or `Bearer tithi` (the key is scoped to this user)"),
+        ("Idempotency-Key" = String, Header, description = "1–255 printable ASCII characters, neither first nor last a space (HTTP drops those)"),
         ("Lab-Intent" = Option<String>, Header, description = "UUID of the decision to pay, unchanged across retries (ground truth for the damage meter)"),
     ),
-    request_body = TransferBody,
+    request_body = openapi::TransferBody,
     responses(
-        (status = 201, description = "Sent; a replay carries `Idempotent-Replayed: true` and the stored body byte for byte", body = Receipt),
-        (status = 400, description = "Bad key or body; nothing claimed", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 201, description = "Sent; a replay carries `Idempotent-Replayed: true` and the stored body byte for byte", body = Receipt,
+            headers(("Idempotent-Replayed" = String, description = "`true` on a replay of a stored answer"))),
+        (status = 400, description = "Bad key, intent or body; nothing claimed", body = openapi::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Unknown user", body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "Unknown sandbox", body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The same key is in progress", body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over 64 KiB", body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The same key with another body, or insufficient funds (stored and replayed)", body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "This sandbox sends too fast (Retry-After)", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, response = openapi::NotFound),
+        (status = 409, description = "The same key is in progress, or the ledger already holds this transfer", body = openapi::Problem, content_type = "application/problem+json",
+            headers(("Idempotent-Replayed" = String, description = "`true` on a replay of a stored answer"))),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 422, description = "Well formed but refused: to the sender itself (nothing claimed), the same key with another body, or insufficient funds (stored and replayed)", body = openapi::Problem, content_type = "application/problem+json",
+            headers(("Idempotent-Replayed" = String, description = "`true` on a replay of a stored answer"))),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
         (status = 504, description = "No answer in time: the outcome is unknown", body = openapi::Problem, content_type = "application/problem+json"),
     ))]
 async fn transfer(
     State(lab): State<Lab>,
-    Path(id): Path<String>,
+    SandboxId(id): SandboxId,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, LabError> {
@@ -237,10 +292,21 @@ async fn transfer(
     let user =
         transfer::user_from_authorization(header("authorization")).ok_or(LabError::Unauthorized)?;
     let key = match headers.get("idempotency-key") {
-        Some(v) => transfer::parse_idempotency_key(Some(
-            v.to_str()
-                .map_err(|_| FieldError::new("Idempotency-Key", "must be printable ASCII"))?,
-        ))?,
+        Some(v) => {
+            let text = v
+                .to_str()
+                .map_err(|_| FieldError::new("Idempotency-Key", "must be printable ASCII"))?;
+            // HTTP drops a header value's first and last spaces on the way, so a key that has
+            // them cannot be the key its client meant.
+            if text.trim_matches(' ') != text {
+                return Err(FieldError::new(
+                    "Idempotency-Key",
+                    "must not begin or end with a space",
+                )
+                .into());
+            }
+            transfer::parse_idempotency_key(Some(text))?
+        }
         None => transfer::parse_idempotency_key(None)?,
     };
     let intent = match headers.get("lab-intent") {
@@ -248,14 +314,23 @@ async fn transfer(
         Some(v) => v
             .to_str()
             .ok()
-            .and_then(|s| uuid::Uuid::parse_str(s.trim()).ok())
+            .and_then(crate::server::lab::sandbox_id)
             .map(|u| u.to_string())
-            .ok_or_else(|| FieldError::new("Lab-Intent", "expected a UUID"))?,
+            .ok_or_else(|| FieldError::new("Lab-Intent", "expected a UUID (8-4-4-4-12 hex)"))?,
     };
-    let body = TransferBody::parse(&json_body(body, false)?, user)?;
-    let reply = sandbox
-        .transfer(TransferRequest::new(user, key, body, intent))
+    let body = TransferBody::parse_shape(&json_body(body, false)?)?;
+    if body.to == user {
+        return Err(LabError::SelfTransfer);
+    }
+    let answer = sandbox
+        .start_transfer(TransferRequest::new(user, key, body, intent))
         .await?;
+    let reply = match lab.config().transfer_wait {
+        None => answer.await?,
+        Some(wait) => tokio::time::timeout(wait, answer)
+            .await
+            .unwrap_or_else(|_| Ok(no_answer_in_time()))?,
+    };
     let mut response = (
         StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
         [(header::CONTENT_TYPE, reply.content_type())],
@@ -270,19 +345,34 @@ async fn transfer(
     Ok(response)
 }
 
+/// What a caller gets when the server stops waiting (`LAB_TRANSFER_WAIT_SECS`): the same
+/// `no-response` a lost answer gives, for the outcome is just as unknown.
+fn no_answer_in_time() -> crate::server::payments::ApiReply {
+    crate::server::payments::ApiReply::problem(
+        504,
+        "no-response",
+        "no answer came back in time: the transfer may or may not have happened",
+    )
+}
+
 /// What Shimul's app did with a tap, for the button and app lanes of the timeline:
 /// `{"signal": "tap", "key": "…", "key_kept": false}` or `{"signal": "tap_ignored", "key"?: "…"}`.
 #[utoipa::path(post, path = "/api/sandboxes/{id}/app-events", tag = "payments",
-    params(("id" = String, Path, description = "Sandbox id (UUID)")),
-    request_body(content = Object, description = "`{\"signal\": \"tap\", \"key\": \"…\", \"key_kept\": false}`"),
+    params(openapi::SandboxPath),
+    request_body = openapi::AppEventBody,
     responses(
         (status = 204, description = "On the timeline"),
-        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, response = openapi::NotFound),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
 async fn app_event(
     State(lab): State<Lab>,
-    Path(id): Path<String>,
+    SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, LabError> {
     let sandbox = lab.get(&id).await?;
@@ -293,43 +383,25 @@ async fn app_event(
 
 /// Rewinds a consumer group by time: `{"consumer": "wallet"|"sms"|"fraud", "from_seconds_ago": n}`.
 #[utoipa::path(post, path = "/api/sandboxes/{id}/replay", tag = "controls",
-    params(("id" = String, Path, description = "Sandbox id (UUID)")),
-    request_body(content = Object, description = "`{\"consumer\": \"wallet\", \"from_seconds_ago\": 432000}`"),
+    params(openapi::SandboxPath),
+    request_body = openapi::ReplayBody,
     responses(
-        (status = 200, description = "The group's new offset per partition", body = Object),
-        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 200, description = "The group's new offset per partition", body = openapi::Replayed),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, response = openapi::NotFound),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
 async fn replay(
     State(lab): State<Lab>,
-    Path(id): Path<String>,
+    SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = lab.get(&id).await?;
-    let body = json_body(body, false)?;
-    let map = expect_object(&body)?;
-    if let Some(extra) = map
-        .keys()
-        .find(|k| *k != "consumer" && *k != "from_seconds_ago")
-    {
-        return Err(FieldError::new(
-            extra.clone(),
-            "unknown field: expected consumer and from_seconds_ago",
-        )
-        .into());
-    }
-    let consumer = map
-        .get("consumer")
-        .and_then(|v| v.as_str())
-        .and_then(Consumer::from_id)
-        .ok_or_else(|| FieldError::new("consumer", "expected \"wallet\", \"sms\" or \"fraud\""))?;
-    let seconds = crate::domain::int_in(
-        "from_seconds_ago",
-        map.get("from_seconds_ago")
-            .unwrap_or(&serde_json::Value::Null),
-        0,
-        crate::domain::clock::MAX_ADVANCE_SECONDS,
-    )?;
+    let (consumer, seconds) = check_replay(&json_body(body, false)?)?;
     let offsets = sandbox.replay(consumer, seconds).await?;
     let offsets: serde_json::Map<String, serde_json::Value> = offsets
         .into_iter()
@@ -342,35 +414,57 @@ async fn replay(
 /// scratch sandbox until that event, so the present is untouched.
 #[utoipa::path(get, path = "/api/sandboxes/{id}/state-at/{event}", tag = "runs",
     params(
-        ("id" = String, Path, description = "Sandbox id (UUID)"),
-        ("event" = i64, Path, description = "A timeline event id of this sandbox"),
+        openapi::SandboxPath,
+        ("event" = i64, Path, description = "A timeline event id of this sandbox: decimal digits only"),
     ),
     responses(
         (status = 200, body = SandboxState),
-        (status = 400, description = "No such event in this sandbox's log", body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 400, description = "The event is not a number", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such event in its log (`unknown-event`)", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
 async fn state_at(
     State(lab): State<Lab>,
-    Path((id, event)): Path<(String, String)>,
+    SandboxId(id): SandboxId,
+    params: RawPathParams,
 ) -> Result<Json<SandboxState>, LabError> {
-    let event: i64 = event
-        .parse()
-        .map_err(|_| FieldError::new("event", "expected a timeline event id"))?;
+    // The sandbox first, like every other route: an unknown one is 404 whatever the event.
+    lab.get(&id).await?;
+    let event = params
+        .iter()
+        .find(|(name, _)| *name == "event")
+        .map(|(_, value)| value)
+        .unwrap_or_default();
+    let event = parse_event_id(event)
+        .ok_or_else(|| FieldError::new("event", "expected a timeline event id (digits)"))?;
     Ok(Json(
         lab.state_at(&id, event, crate::server::store::SNAPSHOT_ROWS)
             .await?,
     ))
 }
 
+/// A timeline event id as a URL spells it: decimal digits, no sign, within `i64`.
+pub(crate) fn parse_event_id(text: &str) -> Option<i64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
 /// The run so far: seed, timed inputs, clock, and the event log's hash.
 #[utoipa::path(get, path = "/api/sandboxes/{id}/run", tag = "runs",
-    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    params(openapi::SandboxPath),
     responses(
         (status = 200, body = Run),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, response = openapi::NotFound),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
-async fn export_run(State(lab): State<Lab>, Path(id): Path<String>) -> Result<Json<Run>, LabError> {
+async fn export_run(
+    State(lab): State<Lab>,
+    SandboxId(id): SandboxId,
+) -> Result<Json<Run>, LabError> {
     Ok(Json(lab.get(&id).await?.export_run().await?))
 }
 
@@ -379,27 +473,33 @@ async fn export_run(State(lab): State<Lab>, Path(id): Path<String>) -> Result<Js
 /// the last stable offset, nothing is negative) and, while their safeguards have been on since
 /// the last reset, at most one debit per intent and money conserved once nothing is in flight.
 #[utoipa::path(get, path = "/api/sandboxes/{id}/check", tag = "sandboxes",
-    params(("id" = String, Path, description = "Sandbox id (UUID)")),
+    params(openapi::SandboxPath),
     responses(
         (status = 200, body = crate::server::invariants::Report),
-        (status = 404, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, response = openapi::NotFound),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
     ))]
 async fn check(
     State(lab): State<Lab>,
-    Path(id): Path<String>,
+    SandboxId(id): SandboxId,
 ) -> Result<Json<crate::server::invariants::Report>, LabError> {
     Ok(Json(lab.get(&id).await?.check().await?))
 }
 
 /// Replays a run into a new sandbox (paused when done): the same seed and inputs give the same
-/// timeline, and the answer's `log_hash` says so.
+/// timeline, and the answer's `log_hash` says so. Every input is checked as the API checks it
+/// (400 naming the field) before any sandbox is made.
 #[utoipa::path(post, path = "/api/runs", tag = "runs",
-    request_body = Run,
+    request_body = openapi::RunBody,
     responses(
-        (status = 201, description = "The new sandbox and the run it produced", body = Object),
-        (status = 400, body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The run cannot be replayed as recorded", body = openapi::Problem, content_type = "application/problem+json"),
-        (status = 503, body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 201, description = "The new sandbox and the run it produced", body = openapi::Imported),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 422, description = "Well formed, but the run cannot be replayed as recorded (inputs out of order, at steps that never ran, a transfer to its own sender)", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 503, response = openapi::Full),
     ))]
 async fn import_run(
     State(lab): State<Lab>,
@@ -407,6 +507,10 @@ async fn import_run(
 ) -> Result<impl IntoResponse, LabError> {
     let run: Run = serde_json::from_value(json_body(body, false)?)
         .map_err(|e| LabError::BadJson(format!("not a run: {e}")))?;
+    run.check()?;
+    if let Some(why) = run.impossible() {
+        return Err(LabError::RunDiverged(why));
+    }
     let sandbox = lab.create(Some(run.seed), ClockMode::Paused).await?;
     let replayed = sandbox.rerun(run).await?;
     Ok((
@@ -419,8 +523,7 @@ async fn import_run(
 #[utoipa::path(get, path = "/api/openapi.json", tag = "meta",
     responses((status = 200, description = "The OpenAPI 3.1 document of every /api route", body = Object)))]
 async fn openapi_json() -> impl IntoResponse {
-    use utoipa::OpenApi;
-    Json(openapi::ApiDoc::openapi())
+    Json(openapi::document())
 }
 
 async fn no_such_route() -> impl IntoResponse {

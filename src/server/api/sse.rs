@@ -11,7 +11,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
@@ -41,18 +41,20 @@ struct Feed {
 /// stored `event: timeline` (SSE id = log id) after `Last-Event-ID`, then live.
 #[utoipa::path(get, path = "/api/sandboxes/{id}/events", tag = "sandboxes",
     params(
-        ("id" = String, Path, description = "Sandbox id (UUID)"),
-        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event"),
+        super::openapi::SandboxPath,
+        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event (a whole number)"),
     ),
     responses(
         (status = 200, description = "text/event-stream of clock and timeline events", body = crate::domain::TimelineEvent, content_type = "text/event-stream"),
-        (status = 400, body = super::openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, body = super::openapi::Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Too many streams (Retry-After)", body = super::openapi::Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Last-Event-ID is not a whole number (`invalid-last-event-id`)", body = super::openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, response = super::openapi::NotFound),
+        (status = 429, response = super::openapi::TooFast),
+        (status = 503, description = "Too many streams (`too-many-streams`) or the sandbox stopped (`sandbox-unavailable`); Retry-After", body = super::openapi::Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = i64, description = "Seconds to wait"))),
     ))]
 pub async fn events(
     State(lab): State<Lab>,
-    Path(id): Path<String>,
+    super::SandboxId(id): super::SandboxId,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
     let sandbox = lab.get(&id).await?;
@@ -61,8 +63,7 @@ pub async fn events(
         Some(v) => v
             .to_str()
             .ok()
-            .and_then(|s| s.trim().parse::<i64>().ok())
-            .filter(|n| *n >= 0)
+            .and_then(super::parse_event_id)
             .ok_or(LabError::BadLastEventId)?,
     };
     let permit = lab.open_stream()?;
