@@ -216,31 +216,58 @@ async fn the_event_stream_resumes_from_last_event_id() {
     let rest_ids: Vec<i64> = rest.timeline.iter().map(|(i, _)| *i).collect();
     assert_eq!(rest_ids, ids[3..].to_vec());
 
-    // Live events arrive on an open stream as they happen.
-    let lab2 = &lab;
-    let id2 = id.clone();
+    // Live events arrive on an open stream as they happen. The stream sends the clock first,
+    // then reads the log after `Last-Event-ID`, then waits on the live feed; a clock message
+    // after the first is sent only from that wait. So once a second clock has arrived, the
+    // events written next can come by the live feed alone, never by a read of the log.
     let last_seen = ids.last().unwrap().to_string();
-    let reader = async move { lab2.read_stream(&id2, Some(&last_seen), 2).await };
-    let writer = async {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        lab.put(
-            &format!("/api/sandboxes/{id}/faults"),
-            json!({"latency_ms": 80}),
-        )
+    let mut live = lab.open_stream(&id, Some(&last_seen)).await;
+    live.read_until(|s| !s.clocks.is_empty()).await;
+    lab.clock(&id, json!({"speed": 2})).await;
+    live.read_until(|s| s.clocks.len() == 2).await;
+    let waiting_from = live.seen.order.len();
+    lab.put(
+        &format!("/api/sandboxes/{id}/faults"),
+        json!({"latency_ms": 80}),
+    )
+    .await;
+    lab.put(
+        &format!("/api/sandboxes/{id}/safeguards"),
+        json!({"outbox": false}),
+    )
+    .await;
+    let live = live
+        .read_until(|s| {
+            s.timeline
+                .iter()
+                .any(|(_, e)| e["kind"] == "safeguards_changed")
+        })
         .await;
-        lab.put(
-            &format!("/api/sandboxes/{id}/safeguards"),
-            json!({"outbox": false}),
-        )
-        .await;
-    };
-    let (live, _) = tokio::join!(reader, writer);
+    assert_eq!(
+        live.order[..waiting_from]
+            .iter()
+            .filter(|m| *m == "clock")
+            .count(),
+        2,
+        "both clocks came before the changes: {:?}",
+        live.order
+    );
     let kinds: Vec<&str> = live
         .timeline
         .iter()
         .map(|(_, e)| e["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["faults_changed", "safeguards_changed"]);
+    // The speed change is an event too, read from the log or the feed; the two changes after
+    // it came by the feed.
+    assert_eq!(
+        kinds,
+        ["clock_changed", "faults_changed", "safeguards_changed"]
+    );
+    assert!(
+        live.order[waiting_from..].iter().all(|m| m == "timeline"),
+        "{:?}",
+        live.order
+    );
 }
 
 #[tokio::test]
