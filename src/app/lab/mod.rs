@@ -101,10 +101,13 @@ pub async fn change_faults(
         .map_err(fail)
 }
 
-/// Back to the lesson's start.
+/// Back to the lesson's start; returns the sandbox as it stands after the reset, each table cut
+/// like [`get_state`]'s.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn reset_sandbox(sandbox: String) -> Result<(), ServerFnError> {
-    sandbox_of(&sandbox).await?.reset().await.map_err(fail)
+pub async fn reset_sandbox(sandbox: String) -> Result<SandboxState, ServerFnError> {
+    let s = sandbox_of(&sandbox).await?;
+    s.reset().await.map_err(fail)?;
+    s.state_rows(ROWS_PER_TABLE).await.map_err(fail)
 }
 
 /// Runs one of the network panel's crafted attacks and returns what each request got back.
