@@ -1,6 +1,6 @@
 //! The lab's server: `cargo leptos serve` (or the release binary from the project root).
-//! Settings: LEPTOS_SITE_ADDR (default 127.0.0.1:3000), LAB_DATA_DIR (default ./data) and the
-//! limits in `server::config`.
+//! Settings: LEPTOS_SITE_ADDR (default 127.0.0.1:3000; port 0 takes a free port, and the line
+//! printed on stdout says which), LAB_DATA_DIR (default ./data) and the limits in `server::config`.
 
 #[tokio::main]
 async fn main() {

@@ -97,26 +97,30 @@ async fn jumping_runs_every_job_due_on_the_way_in_order() {
     let c = lab.clock(&id, json!({"advance_seconds": 6 * 3600})).await;
     assert_eq!(c["now_ms"], START_MS + 6 * HOUR_MS);
     assert_eq!(c["mode"], "paused");
-    let events = lab.read_stream(&id, None, 13).await.timeline;
-    let kinds: Vec<&str> = events
-        .iter()
-        .map(|(_, e)| e["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds[0], "sandbox_created");
-    assert_eq!(kinds[1], "clock_jumped");
-    // 09:30 retention, 10:00 inbox, 10:30 retention … 15:00 inbox: twelve runs, alternating.
-    let jobs: Vec<(i64, &str)> = events[2..]
-        .iter()
-        .map(|(_, e)| (e["at_ms"].as_i64().unwrap(), e["kind"].as_str().unwrap()))
-        .collect();
-    assert_eq!(jobs.len(), 11);
-    assert_eq!(jobs[0], (START_MS + HOUR_MS / 2, "log_retention_applied"));
-    assert_eq!(jobs[1], (START_MS + HOUR_MS, "inbox_cleaned"));
-    assert!(jobs.windows(2).all(|w| w[0].0 < w[1].0));
-    assert!(events
-        .iter()
-        .skip(2)
-        .all(|(_, e)| e["layer"] == "jobs" && e["outcome"] == "ok"));
+    // 09:30 retention, 10:00 inbox, 10:30 retention … 15:00 inbox: twelve runs, alternating,
+    // each at its own time, after the sandbox's creation and the jump.
+    let mut schedule = vec![(START_MS, "sandbox_created"), (START_MS, "clock_jumped")];
+    for half_hours in 1..=12 {
+        let kind = if half_hours % 2 == 1 {
+            "log_retention_applied"
+        } else {
+            "inbox_cleaned"
+        };
+        schedule.push((START_MS + half_hours * HOUR_MS / 2, kind));
+    }
+    let streamed = lab.read_stream(&id, None, schedule.len()).await.timeline;
+    let logged = lab.events_of_any_kind(&id).await;
+    for (source, events) in [("stream", &streamed), ("log", &logged)] {
+        let got: Vec<(i64, &str)> = events
+            .iter()
+            .map(|(_, e)| (e["at_ms"].as_i64().unwrap(), e["kind"].as_str().unwrap()))
+            .collect();
+        assert_eq!(got, schedule, "the {source}");
+        assert!(events
+            .iter()
+            .skip(2)
+            .all(|(_, e)| e["layer"] == "jobs" && e["outcome"] == "ok"));
+    }
 
     // Step runs exactly the next one.
     let before = lab.state(&id).await["clock"]["next_due_ms"]
@@ -216,31 +220,58 @@ async fn the_event_stream_resumes_from_last_event_id() {
     let rest_ids: Vec<i64> = rest.timeline.iter().map(|(i, _)| *i).collect();
     assert_eq!(rest_ids, ids[3..].to_vec());
 
-    // Live events arrive on an open stream as they happen.
-    let lab2 = &lab;
-    let id2 = id.clone();
+    // Live events arrive on an open stream as they happen. The stream sends the clock first,
+    // then reads the log after `Last-Event-ID`, then waits on the live feed; a clock message
+    // after the first is sent only from that wait. So once a second clock has arrived, the
+    // events written next can come by the live feed alone, never by a read of the log.
     let last_seen = ids.last().unwrap().to_string();
-    let reader = async move { lab2.read_stream(&id2, Some(&last_seen), 2).await };
-    let writer = async {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        lab.put(
-            &format!("/api/sandboxes/{id}/faults"),
-            json!({"latency_ms": 80}),
-        )
+    let mut live = lab.open_stream(&id, Some(&last_seen)).await;
+    live.read_until(|s| !s.clocks.is_empty()).await;
+    lab.clock(&id, json!({"speed": 2})).await;
+    live.read_until(|s| s.clocks.len() == 2).await;
+    let waiting_from = live.seen.order.len();
+    lab.put(
+        &format!("/api/sandboxes/{id}/faults"),
+        json!({"latency_ms": 80}),
+    )
+    .await;
+    lab.put(
+        &format!("/api/sandboxes/{id}/safeguards"),
+        json!({"outbox": false}),
+    )
+    .await;
+    let live = live
+        .read_until(|s| {
+            s.timeline
+                .iter()
+                .any(|(_, e)| e["kind"] == "safeguards_changed")
+        })
         .await;
-        lab.put(
-            &format!("/api/sandboxes/{id}/safeguards"),
-            json!({"outbox": false}),
-        )
-        .await;
-    };
-    let (live, _) = tokio::join!(reader, writer);
+    assert_eq!(
+        live.order[..waiting_from]
+            .iter()
+            .filter(|m| *m == "clock")
+            .count(),
+        2,
+        "both clocks came before the changes: {:?}",
+        live.order
+    );
     let kinds: Vec<&str> = live
         .timeline
         .iter()
         .map(|(_, e)| e["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["faults_changed", "safeguards_changed"]);
+    // The speed change is an event too, read from the log or the feed; the two changes after
+    // it came by the feed.
+    assert_eq!(
+        kinds,
+        ["clock_changed", "faults_changed", "safeguards_changed"]
+    );
+    assert!(
+        live.order[waiting_from..].iter().all(|m| m == "timeline"),
+        "{:?}",
+        live.order
+    );
 }
 
 #[tokio::test]
@@ -711,12 +742,17 @@ async fn rewinding_shows_the_tables_as_they_were_at_an_event() {
         past["balances"]
     );
     assert_eq!(past["tables"]["payments.ledger"][0]["idem_key"], "first");
-    // The log of the past ends at that event.
-    let events = past["tables"]["lab.events"].as_array().unwrap();
-    assert!(events.iter().any(|e| e["kind"] == "debited"));
-    assert!(events
+    // The log of the past is the present's, up to that event: the debit is the last event of
+    // the step that wrote it, and "at an event" means after that step.
+    let past_log = past["tables"]["lab.events"].as_array().unwrap();
+    let present_log = lab.events_of_any_kind(&id).await;
+    let present_until_debit: Vec<&Value> = present_log
         .iter()
-        .all(|e| e["id"].as_i64().unwrap() <= first_debit + 2));
+        .take_while(|(i, _)| *i <= first_debit)
+        .map(|(_, e)| e)
+        .collect();
+    assert_eq!(present_until_debit.last().unwrap()["kind"], "debited");
+    assert_eq!(past_log.iter().collect::<Vec<_>>(), present_until_debit);
 
     // The present is untouched.
     let now = lab.state(&id).await;

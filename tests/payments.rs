@@ -156,32 +156,52 @@ async fn the_ledger_unique_stops_a_second_debit_when_everything_above_is_off() {
     assert_eq!(shimul(&lab, &id).await, 1500);
 }
 
-/// Scenario 3: two requests with one key 50 ms apart.
+/// How far apart the race's two requests are, virtual milliseconds.
+const RACE_GAP_MS: i64 = 50;
+
+/// Scenario 3: two requests with one key exactly 50 ms apart.
 async fn race_50ms(lab: &TestLab, id: &str) -> (Answer, Answer) {
+    // A network of 50 ms: the first request arrives, and its look-up and claim run, at exactly
+    // +50 ms, a step the clock can stop at (the API jumps only whole seconds); its gateway call
+    // (300 ms) has not answered by then.
+    lab.faults(id, json!({"latency_ms": RACE_GAP_MS})).await;
+    let start = lab.state(id).await["clock"]["now_ms"].as_i64().unwrap();
     let a = lab.transfer(id, "race", five_hundred(), Some(INTENT));
     lab.wait_for_transfers(id, 1).await;
-    // Latency 40 ms: at 50 ms the first request's look-up has run, its gateway call has not.
     lab.clock(id, json!({"mode": "paused"})).await;
-    advance_exactly(lab, id, 50).await;
+    advance_exactly(lab, id, RACE_GAP_MS).await;
     let b = lab.transfer(id, "race", five_hundred(), Some(INTENT));
     lab.wait_for_transfers(id, 2).await;
     lab.advance_ms(id, 10_000).await;
+    let sent: Vec<i64> = lab
+        .events_of(id, "request_sent")
+        .await
+        .iter()
+        .map(|e| e["at_ms"].as_i64().unwrap() - start)
+        .collect();
+    assert_eq!(sent, [0, RACE_GAP_MS], "when the two requests left");
     (a.await.unwrap(), b.await.unwrap())
 }
 
-/// Steps a paused sandbox until its clock reaches `ms` past where it stands (the API jumps only
-/// whole seconds; steps land on each scheduled step's own time).
+/// Steps a paused sandbox until its clock stands exactly `ms` past where it stood, running
+/// every step due on the way. The API jumps only whole seconds and a step moves the clock to
+/// its own time, so a step must be due at exactly that time; the clock is checked to be there.
 async fn advance_exactly(lab: &TestLab, id: &str, ms: i64) {
-    let start = lab.state(id).await["clock"]["now_ms"].as_i64().unwrap();
+    let target = lab.state(id).await["clock"]["now_ms"].as_i64().unwrap() + ms;
     loop {
         let c = lab.state(id).await["clock"].clone();
         match c["next_due_ms"].as_i64() {
-            Some(due) if due <= start + ms => {
+            Some(due) if due <= target => {
                 lab.clock(id, json!({"step": true})).await;
             }
             _ => break,
         }
     }
+    assert_eq!(
+        lab.state(id).await["clock"]["now_ms"].as_i64().unwrap(),
+        target,
+        "no step was due at exactly +{ms} ms to stop the clock at"
+    );
 }
 
 #[tokio::test]

@@ -68,3 +68,143 @@ pub struct SandboxState {
     pub tables: BTreeMap<String, Vec<serde_json::Value>>,
     pub damage: Damage,
 }
+
+impl SandboxState {
+    /// The id of the newest timeline event this state already reflects, read from its copy of
+    /// the event log (`lab.events`); 0 when that copy is empty.
+    pub fn last_event_id(&self) -> i64 {
+        self.log_ids(|_| true).max().unwrap_or(0)
+    }
+
+    /// The id of the newest reset in this state's copy of the event log, if it is in view.
+    pub fn last_reset_id(&self) -> Option<i64> {
+        self.log_ids(|row| row["kind"] == "sandbox_reset").max()
+    }
+
+    /// Puts the settings where the instructor's reset puts them: every safeguard and every fault
+    /// at its default. Balances and tables wait for the next read.
+    pub fn settle_reset(&mut self) {
+        self.safeguards = Safeguards::default();
+        self.faults = Faults::default();
+    }
+
+    fn log_ids<'a>(
+        &'a self,
+        keep: impl Fn(&serde_json::Value) -> bool + 'a,
+    ) -> impl Iterator<Item = i64> + 'a {
+        self.tables
+            .get("lab.events")
+            .into_iter()
+            .flatten()
+            .filter(move |row| keep(row))
+            .filter_map(|row| row["id"].as_i64())
+    }
+}
+
+/// The resets a screen has taken in, by the id of their event. A reset is news once, however
+/// often it is heard of: an event stream opened without `Last-Event-ID` replays the log from
+/// its start, the reset the page's first state already came after included, and this screen's
+/// own reset button hears of its reset from the server function as well as from the stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResetMark {
+    /// Resets with an event id up to this one are already reflected.
+    reflected: i64,
+}
+
+impl ResetMark {
+    /// A screen whose state reflects every event up to `state`'s newest.
+    pub fn reflecting(state: &SandboxState) -> ResetMark {
+        ResetMark {
+            reflected: state.last_event_id(),
+        }
+    }
+
+    /// Takes in the reset of event `reset_id`: whether it is news, a reset the screen has not
+    /// yet acted on (and must now: forget what it kept, and the settings it held).
+    pub fn take(&mut self, reset_id: i64) -> bool {
+        let news = reset_id > self.reflected;
+        self.reflected = self.reflected.max(reset_id);
+        news
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::domain::{ClockMode, Safeguard, SafeguardValue};
+
+    fn state_with_log(rows: Vec<serde_json::Value>) -> SandboxState {
+        SandboxState {
+            id: "s".into(),
+            seed: 1,
+            clock: ClockState {
+                now_ms: 0,
+                mode: ClockMode::Paused,
+                speed: 1.0,
+                next_due_ms: None,
+            },
+            safeguards: Safeguards::default(),
+            faults: Faults::default(),
+            balances: Balances::default(),
+            tables: BTreeMap::from([("lab.events".to_owned(), rows)]),
+            damage: Damage::default(),
+        }
+    }
+
+    #[test]
+    fn a_reset_the_first_state_came_after_is_no_news_when_the_stream_replays_it() {
+        // The page opened after a reset (event 7) and three more events.
+        let opened = state_with_log(vec![
+            json!({"id": 7, "kind": "sandbox_reset"}),
+            json!({"id": 8, "kind": "safeguards_changed"}),
+            json!({"id": 10, "kind": "clock_changed"}),
+        ]);
+        assert_eq!(opened.last_event_id(), 10);
+        assert_eq!(opened.last_reset_id(), Some(7));
+        let mut mark = ResetMark::reflecting(&opened);
+        assert!(
+            !mark.take(7),
+            "the replayed reset is the one the page opened after"
+        );
+        assert!(mark.take(11), "a reset after the page opened is news");
+        assert!(
+            !mark.take(11),
+            "and news once: the stream and the button both report it"
+        );
+        assert!(mark.take(12));
+    }
+
+    #[test]
+    fn a_page_with_an_empty_log_takes_any_reset_as_news() {
+        let mut mark = ResetMark::reflecting(&state_with_log(vec![]));
+        assert_eq!(state_with_log(vec![]).last_reset_id(), None);
+        assert!(mark.take(1));
+    }
+
+    #[test]
+    fn a_reset_puts_every_setting_back_to_its_default() {
+        let mut s = state_with_log(vec![]);
+        s.safeguards = s
+            .safeguards
+            .patched(&json!({"key_persistence": false, "ledger_unique": false}))
+            .unwrap();
+        s.faults = s
+            .faults
+            .patched(&json!({"response_loss_pct": 100}))
+            .unwrap();
+        s.balances.payments.insert("shimul".into(), 1_500);
+        s.settle_reset();
+        assert_eq!(
+            s.safeguards.get(Safeguard::KeyPersistence),
+            SafeguardValue::On(true)
+        );
+        assert_eq!(s.safeguards, Safeguards::default());
+        assert_eq!(s.faults, Faults::default());
+        assert_eq!(
+            s.balances.payments["shimul"], 1_500,
+            "balances wait for a read"
+        );
+    }
+}

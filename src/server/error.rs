@@ -84,6 +84,16 @@ impl LabError {
         }
     }
 
+    /// Writes the cause of an internal error (a store's or a file's) to the log, as `error`;
+    /// the caller is only told that it happened. Other errors are the caller's to read.
+    pub fn log_cause(&self) {
+        match self {
+            LabError::Store(e) => tracing::error!("store error: {e}"),
+            LabError::Io(e) => tracing::error!("io error: {e}"),
+            _ => {}
+        }
+    }
+
     /// Seconds a client should wait before trying again, for the errors that pass.
     pub fn retry_after(&self) -> Option<u64> {
         match self {

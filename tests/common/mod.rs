@@ -1,4 +1,4 @@
-//! `TestLab`: the real server binary on a free port with a temporary data folder.
+//! `TestLab`: the real server binary on a port of its own with a temporary data folder.
 
 #![allow(dead_code)]
 
@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 pub struct TestLab {
@@ -19,12 +20,8 @@ pub struct TestLab {
     _tmp: Option<tempfile::TempDir>,
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
-}
+/// What the server prints on stdout once it listens, before its address.
+const LISTENING: &str = "PocketPay Idempotency Lab: ";
 
 impl TestLab {
     /// A server with a fresh data folder.
@@ -58,38 +55,44 @@ impl TestLab {
         &self.data
     }
 
+    /// Starts the server on port 0, so the system hands it a port no other server holds, and
+    /// reads the address it listens on from the line it prints (a port picked here and passed
+    /// on could be taken by another test's server in between).
     async fn spawn(&mut self) {
-        let port = free_port();
-        self.base = format!("http://127.0.0.1:{port}");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_pocketpay-lab"));
         cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
+            .env("LEPTOS_SITE_ADDR", "127.0.0.1:0")
             .env("LAB_DATA_DIR", &self.data)
             .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
-        self.child = Some(cmd.spawn().expect("the server binary starts"));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(r) = self
-                .client
-                .get(format!("{}/api/ping", self.base))
-                .send()
-                .await
-            {
-                assert_eq!(r.status(), StatusCode::NOT_FOUND);
-                return;
+        let mut child = cmd.spawn().expect("the server binary starts");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
+        self.child = Some(child);
+        let listening = async {
+            while let Some(line) = lines.next_line().await.expect("the server's stdout reads") {
+                if let Some(url) = line.strip_prefix(LISTENING) {
+                    return url.trim_end_matches("/lab").to_owned();
+                }
             }
-            assert!(
-                Instant::now() < deadline,
-                "the server did not answer within 30 s"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            panic!("the server ended without saying where it listens");
+        };
+        self.base = tokio::time::timeout(Duration::from_secs(30), listening)
+            .await
+            .expect("the server listened within 30 s");
+        // Whatever else it prints (warnings are logged to stdout) must not fill the pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let r = self
+            .client
+            .get(format!("{}/api/ping", self.base))
+            .send()
+            .await
+            .expect("the server answers once it listens");
+        assert_eq!(r.status(), StatusCode::NOT_FOUND);
     }
 
     /// Stops the server with SIGTERM and waits for it; returns whether it exited cleanly.
@@ -178,33 +181,57 @@ impl TestLab {
         r.json().await.unwrap()
     }
 
-    /// Reads an event stream until `want` timeline events have arrived (or 10 s pass).
-    pub async fn read_stream(&self, id: &str, last_event_id: Option<&str>, want: usize) -> Stream {
+    /// Opens a sandbox's event stream, resuming after `last_event_id` if given.
+    pub async fn open_stream(&self, id: &str, last_event_id: Option<&str>) -> OpenStream {
         let mut req = self
             .client
             .get(self.url(&format!("/api/sandboxes/{id}/events")));
         if let Some(last) = last_event_id {
             req = req.header("Last-Event-ID", last);
         }
-        let mut response = req.send().await.unwrap();
+        let response = req.send().await.unwrap();
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(
             response.headers()["content-type"].to_str().unwrap(),
             "text/event-stream"
         );
-        let mut text = String::new();
+        OpenStream {
+            response,
+            text: String::new(),
+            seen: Stream::default(),
+        }
+    }
+
+    /// Reads an event stream until `want` timeline events have arrived (or 10 s pass).
+    pub async fn read_stream(&self, id: &str, last_event_id: Option<&str>, want: usize) -> Stream {
+        let mut stream = self.open_stream(id, last_event_id).await;
+        stream.read_until(|s| s.timeline.len() >= want).await;
+        stream.seen
+    }
+}
+
+/// An event stream held open, read as far as a test needs and no further.
+pub struct OpenStream {
+    response: Response,
+    text: String,
+    /// Everything that has arrived so far.
+    pub seen: Stream,
+}
+
+impl OpenStream {
+    /// Reads on until `done` holds for what has arrived (or 10 s pass).
+    pub async fn read_until(&mut self, done: impl Fn(&Stream) -> bool) -> &Stream {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        let mut stream = Stream::default();
-        while stream.timeline.len() < want {
-            let chunk = tokio::time::timeout_at(deadline, response.chunk())
+        while !done(&self.seen) {
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk())
                 .await
                 .expect("the stream delivered in time")
                 .unwrap()
                 .expect("the stream stays open");
-            text.push_str(&String::from_utf8_lossy(&chunk));
-            stream = Stream::parse(&text);
+            self.text.push_str(&String::from_utf8_lossy(&chunk));
+            self.seen = Stream::parse(&self.text);
         }
-        stream
+        &self.seen
     }
 }
 
@@ -386,6 +413,17 @@ impl TestLab {
     pub async fn faults(&self, id: &str, body: Value) {
         let r = self.put(&format!("/api/sandboxes/{id}/faults"), body).await;
         assert_eq!(r.status(), StatusCode::OK);
+    }
+
+    /// Every timeline event in the state's event log (its newest 100), as `(id, event)`.
+    pub async fn events_of_any_kind(&self, id: &str) -> Vec<(i64, Value)> {
+        let s = self.state(id).await;
+        s["tables"]["lab.events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["id"].as_i64().unwrap(), e.clone()))
+            .collect()
     }
 
     /// Timeline events of one kind, from the state's event log.

@@ -77,9 +77,14 @@ fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
         busy.set(true);
         leptos::task::spawn_local(async move {
             match reset_sandbox(live.sandbox()).await {
-                Ok(()) => {
+                Ok(after) => {
                     error.0.set(None);
-                    live.refresh();
+                    // The phone acts on the settings the reset put back from now on, not
+                    // only once the stream brings the reset.
+                    match after.last_reset_id() {
+                        Some(reset_id) => live.take_reset(reset_id, Some(after)),
+                        None => live.refresh(),
+                    }
                 }
                 Err(e) => error
                     .0

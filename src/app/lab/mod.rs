@@ -48,9 +48,11 @@ pub async fn get_state(sandbox: String) -> Result<Option<SandboxState>, ServerFn
     }
 }
 
-/// A lab error as a server function's error: its sentence, never a store's internals.
+/// A lab error as a server function's error: its sentence, never a store's internals, which
+/// go to the log as they do on the REST path.
 #[cfg(feature = "ssr")]
 fn fail(e: crate::server::error::LabError) -> ServerFnError {
+    e.log_cause();
     ServerFnError::new(e.to_string())
 }
 
@@ -99,10 +101,13 @@ pub async fn change_faults(
         .map_err(fail)
 }
 
-/// Back to the lesson's start.
+/// Back to the lesson's start; returns the sandbox as it stands after the reset, each table cut
+/// like [`get_state`]'s.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn reset_sandbox(sandbox: String) -> Result<(), ServerFnError> {
-    sandbox_of(&sandbox).await?.reset().await.map_err(fail)
+pub async fn reset_sandbox(sandbox: String) -> Result<SandboxState, ServerFnError> {
+    let s = sandbox_of(&sandbox).await?;
+    s.reset().await.map_err(fail)?;
+    s.state_rows(ROWS_PER_TABLE).await.map_err(fail)
 }
 
 /// Runs one of the network panel's crafted attacks and returns what each request got back.
@@ -245,5 +250,65 @@ fn Missing() -> impl IntoView {
                 <a href="/lab" rel="external">{move || tr!("lab-missing-new")}</a>
             </p>
         </section>
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    use super::fail;
+    use crate::server::error::LabError;
+
+    /// What a subscriber wrote, kept for the test to read.
+    #[derive(Clone, Default)]
+    struct Log(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Log {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn logged_while(f: impl FnOnce()) -> String {
+        let log = Log::default();
+        let writer = log.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let bytes = log.0.lock().unwrap().clone();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn a_store_error_in_a_server_function_is_logged_and_not_sent() {
+        let mut sent = String::new();
+        let log = logged_while(|| {
+            sent = fail(LabError::Store(sqlx::Error::PoolTimedOut)).to_string();
+        });
+        assert!(log.contains("ERROR"), "{log}");
+        assert!(log.contains("store error: pool timed out"), "{log}");
+        assert!(sent.ends_with("a store failed"), "{sent}");
+        assert!(!sent.contains("pool timed out"), "{sent}");
+    }
+
+    #[test]
+    fn a_file_error_is_logged_and_a_callers_mistake_is_not() {
+        let log = logged_while(|| {
+            fail(LabError::Io(std::io::Error::other("disk full")));
+        });
+        assert!(log.contains("io error: disk full"), "{log}");
+        let log = logged_while(|| {
+            fail(LabError::NotFound);
+        });
+        assert_eq!(log, "");
     }
 }

@@ -6,11 +6,17 @@
 //! events also refreshes the sandbox's state (balances, tables, damage), so every panel shows
 //! what the stores hold now. Events that arrive within one animation frame are added
 //! together, so a burst of thousands costs a few renders, not thousands.
+//!
+//! A reset is taken in once, by its event's id ([`ResetMark`]): the stream replays the log from
+//! its start when it connects, the reset the page opened after included, and the reset button
+//! hears of its own reset before the stream does. A state read begun before a reset was taken
+//! in shows the sandbox before it, and is thrown away.
 
 use std::collections::HashMap;
 
 use leptos::prelude::*;
 
+use crate::domain::state::ResetMark;
 use crate::domain::{ClockState, EventKind, Layer, Outcome, SandboxState, TimelineEvent};
 
 /// How many events the screen keeps (the timeline draws only those in view).
@@ -62,8 +68,10 @@ pub struct LabStream {
     pub connected: RwSignal<bool>,
     /// The whole sandbox as last read: balances, safeguards, faults, tables, damage.
     pub state: RwSignal<SandboxState>,
-    /// Counts the resets seen, so the phones can forget what they kept.
+    /// Counts the resets taken in, so the phones can forget what they kept.
     pub resets: RwSignal<u32>,
+    /// The resets already taken in (or reflected by the first state).
+    reset_mark: StoredValue<ResetMark>,
     /// A state read is under way / another one is wanted after it.
     refreshing: RwSignal<(bool, bool)>,
     /// A state read is scheduled.
@@ -74,6 +82,7 @@ pub struct LabStream {
 impl LabStream {
     pub fn new(sandbox: String, initial: SandboxState) -> LabStream {
         let clock = initial.clock;
+        let reset_mark = StoredValue::new(ResetMark::reflecting(&initial));
         let state = RwSignal::new(initial);
         let view = RwSignal::new(View::Now);
         let shown = Memo::new(move |_| match view.get() {
@@ -92,6 +101,7 @@ impl LabStream {
             connected: RwSignal::new(false),
             state,
             resets: RwSignal::new(0),
+            reset_mark,
             refreshing: RwSignal::new((false, false)),
             refresh_due: StoredValue::new(false),
             sandbox: StoredValue::new(sandbox),
@@ -138,10 +148,14 @@ impl LabStream {
         let this = self.clone();
         leptos::task::spawn_local(async move {
             loop {
+                let resets = this.resets.get_untracked();
                 if let Ok(Some(state)) = super::get_state(this.sandbox()).await {
-                    this.clock.set(state.clock);
-                    this.clock_at.set(now_ms());
-                    this.state.set(state);
+                    if this.resets.get_untracked() == resets {
+                        this.show(state);
+                    } else {
+                        // Begun before a reset: the sandbox as it was. Read it again.
+                        this.refreshing.set((true, true));
+                    }
                 }
                 let (_, again) = this.refreshing.get_untracked();
                 if again {
@@ -152,6 +166,36 @@ impl LabStream {
                 }
             }
         });
+    }
+
+    fn show(&self, state: SandboxState) {
+        self.clock.set(state.clock);
+        self.clock_at.set(now_ms());
+        self.state.set(state);
+    }
+
+    /// Takes in the reset of event `reset_id`, reported by the stream or (with the state read
+    /// after it) by the reset button. The first report of a reset puts the settings where the
+    /// reset put them before anything can act on the old ones, then tells the phones; a reset
+    /// already taken in changes nothing but the state shown.
+    pub fn take_reset(&self, reset_id: i64, after: Option<SandboxState>) {
+        let news = self
+            .reset_mark
+            .try_update_value(|mark| mark.take(reset_id))
+            .unwrap_or(false);
+        if news {
+            let read = after.is_some();
+            match after {
+                Some(state) => self.show(state),
+                None => self.state.update(SandboxState::settle_reset),
+            }
+            self.resets.update(|n| *n += 1);
+            if !read {
+                self.refresh();
+            }
+        } else if let Some(state) = after {
+            self.show(state);
+        }
     }
 
     /// Takes a clock report (from the stream or a control's answer).
@@ -197,12 +241,14 @@ impl LabStream {
             .iter()
             .rposition(|e| e.kind == EventKind::SandboxReset)
         {
+            // The timeline starts again at the reset, news or not.
+            let reset_id = batch[at].id;
             batch.drain(..at);
-            self.resets.update(|n| *n += 1);
             self.events.update(Vec::clear);
             self.counts.update(HashMap::clear);
             self.sent_ms.update_value(HashMap::clear);
             self.view.set(View::Now);
+            self.take_reset(reset_id, None);
         }
         let last = self.events.with_untracked(|l| l.last().map_or(0, |e| e.id));
         batch.retain(|e| e.id > last);

@@ -25,7 +25,22 @@ async fn read_all(conn: &mut SqliteConnection, topic: &str, read_committed: bool
 
 #[test]
 fn keys_keep_to_one_partition() {
-    assert_eq!(partition_for("tr-1", 3), partition_for("tr-1", 3));
+    // FNV-1a's published 32-bit test vectors: a key's partition is its hash modulo the count,
+    // the same on every run and machine (a replayed run depends on it), not merely the same
+    // twice in one process.
+    for (key, fnv1a) in [
+        ("", 0x811c_9dc5_u32),
+        ("a", 0xe40c_292c),
+        ("foobar", 0xbf9c_f968),
+    ] {
+        for partitions in [1, 3, 7] {
+            assert_eq!(
+                partition_for(key, partitions),
+                i64::from(fnv1a) % partitions,
+                "{key:?} over {partitions} partitions"
+            );
+        }
+    }
     let spread: std::collections::BTreeSet<i64> = (0..50)
         .map(|i| partition_for(&format!("tr-{i}"), 3))
         .collect();

@@ -1,0 +1,66 @@
+import { test, expect } from '@playwright/test';
+import { LabPage } from './lab-page';
+
+// The instructor's reset, seen from Shimul's phone: after it the app works with every guard on,
+// whatever was switched off before, and a reload does not take the reset for a new one.
+
+const SEED = 20_611;
+
+test.afterEach(async ({}, info) => {
+  if (info.status !== info.expectedStatus) console.log(`failed with seed ${SEED}`);
+});
+
+test('after a reset, a reload keeps the pending key and the retry debits once', async ({ page }) => {
+  const created = await page.request.post('/api/sandboxes', { data: { seed: SEED } });
+  expect(created.status(), `seed ${SEED}`).toBe(201);
+  const id: string = (await created.json()).id;
+  const api = `/api/sandboxes/${id}`;
+  const state = async () => (await page.request.get(`${api}/state`)).json();
+  const lab = new LabPage(page);
+  await page.goto(`/lab/${id}`);
+  await lab.hydrated();
+
+  // The instructor switches the key, the table and the ledger's guard off from the API…
+  const off = { key_persistence: false, idempotency_table: false, ledger_unique: false };
+  expect((await page.request.put(`${api}/safeguards`, { data: off })).ok()).toBeTruthy();
+  await expect(lab.safeguard('key_persistence')).not.toBeChecked();
+
+  // …then presses reset on the screen: every guard is back on.
+  await lab.reset.click();
+  await expect
+    .poll(async () => (await state()).safeguards, { message: `seed ${SEED}` })
+    .toMatchObject({ key_persistence: true, idempotency_table: true, ledger_unique: true });
+  await expect(lab.safeguard('key_persistence')).toBeChecked();
+  // A reset sets the clock live at ×1; ×10 lets the phone's 5 s timeout pass in half a second.
+  expect((await page.request.post(`${api}/clock`, { data: { speed: 10 } })).ok()).toBeTruthy();
+  expect((await page.request.put(`${api}/faults`, { data: { response_loss_pct: 100 } })).ok()).toBeTruthy();
+
+  await lab.send.click();
+  await lab.phoneSays('unknown');
+  await expect(lab.key).toHaveAttribute('data-pending', 'true');
+  const key = (await lab.key.textContent())!;
+  expect(key).toMatch(/^[0-9a-f-]{36}$/);
+  const stored = () => page.evaluate((k) => window.localStorage.getItem(k), `pocketpay:${id}:pending`);
+  expect(await stored(), `seed ${SEED}`).toContain(key);
+
+  await page.reload();
+  await lab.hydrated();
+  // The app resumes its pending transfer by itself; the answer is lost again, and the key is
+  // still the one kept, on screen and in storage.
+  await lab.phoneSays('unknown');
+  await expect(lab.key).toHaveText(key);
+  await expect(lab.key).toHaveAttribute('data-pending', 'true');
+  expect(await stored(), `seed ${SEED}`).toContain(key);
+
+  // The network heals; the next tap sends the same key and gets the first debit's receipt.
+  expect((await page.request.put(`${api}/faults`, { data: { response_loss_pct: 0 } })).ok()).toBeTruthy();
+  await expect(lab.send).toHaveAttribute('aria-busy', 'false');
+  await lab.send.click();
+  await lab.phoneSays('receipt');
+  await expect(lab.key).toHaveText(key);
+  await expect(lab.shimulBalance).toHaveAttribute('data-value', '1500');
+  const damage = (await state()).damage;
+  expect(damage.debits, `seed ${SEED}`).toBe(1);
+  expect(damage.double_charges, `seed ${SEED}`).toBe(0);
+  lab.expectNoErrors();
+});
