@@ -57,7 +57,7 @@ async fn a_new_sandbox_starts_at_the_lesson_start() {
     for (name, value) in s["damage"].as_object().unwrap() {
         assert_eq!(value, 0, "damage {name}");
     }
-    assert_eq!(s["damage"].as_object().unwrap().len(), 11);
+    assert_eq!(s["damage"].as_object().unwrap().len(), 12);
 }
 
 #[tokio::test]

@@ -108,6 +108,7 @@ attack-note-other = timeline দেখুন
 # ক্ষতির মিটার
 damage-title = ক্ষতির মিটার
 damage-verdict-ok = কোনো ক্ষতি নেই: প্রতিটি কাজ ঠিক একবার হয়েছে।
+damage-verdict-in-flight = এখনো ক্ষতি নেই: { $amount } পথে আছে, outbox বা log-এ অপেক্ষা করছে।
 damage-verdict-bad = ক্ষতি হয়েছে: কিছু একটা দুবার হয়েছে, অথবা একবারও হয়নি।
 damage-intents = উদ্দেশ্য করা transfer
 damage-intents-means = কেউ কতবার টাকা পাঠানোর সিদ্ধান্ত নিয়েছে (আসল সত্য, guard-রা যা দেখে না)।
@@ -123,10 +124,12 @@ damage-sms = পাঠানো SMS
 damage-sms-means = SMS সার্ভিস যত মেসেজ পাঠিয়েছে।
 damage-duplicate_sms = একই SMS আবার
 damage-duplicate_sms-means = একই মেসেজ দ্বিতীয়বার।
+damage-in_flight = পথে থাকা transfer
+damage-in_flight-means = যে debit-এর event এখনো outbox বা log-এ অপেক্ষা করছে: এটা ক্ষতি নয়, টাকা পৌঁছানোর পথে।
 damage-lost_events = হারানো event
-damage-lost_events-means = যে debit-এর event log-এ পৌঁছায়নি: প্রেরক দিয়েছে, প্রাপক পায়নি।
+damage-lost_events-means = যে debit-এর credit আসেনি, আর তার event কোথাও অপেক্ষাও করছে না: প্রেরক দিয়েছে, প্রাপক আর পাবে না।
 damage-money_created = তৈরি বা উধাও হওয়া টাকা
-damage-money_created-means = credit বিয়োগ debit: ৳০ ছাড়া যা-ই হোক, তা বানানো বা গায়েব হওয়া টাকা।
+damage-money_created-means = credit বিয়োগ debit। টাকা পথে থাকলে এটা ক্ষতি নয়; কিছুই আর পথে না থাকলে ৳০ ছাড়া যা-ই হোক, তা বানানো বা গায়েব হওয়া টাকা।
 damage-support_tickets = সাপোর্ট টিকিট
 damage-support_tickets-means = প্রতিটি ক্ষতিগ্রস্ত transfer-এর জন্য একটি রাগান্বিত ফোন কল।
 

@@ -108,6 +108,7 @@ attack-note-other = see the timeline
 # Damage meter
 damage-title = Damage meter
 damage-verdict-ok = No damage: every effect happened exactly once.
+damage-verdict-in-flight = No damage yet: { $amount } is on its way, waiting in the outbox or the log.
 damage-verdict-bad = Damage: something happened twice, or not at all.
 damage-intents = Intended transfers
 damage-intents-means = Times someone decided to send money (ground truth the guards never see).
@@ -123,10 +124,12 @@ damage-sms = SMS sent
 damage-sms-means = Messages the SMS service sent.
 damage-duplicate_sms = Duplicate SMS
 damage-duplicate_sms-means = The same message sent again.
+damage-in_flight = Transfers in flight
+damage-in_flight-means = Debits whose event still waits in the outbox or the log: not damage, money on its way.
 damage-lost_events = Events lost
-damage-lost_events-means = Debits whose event never reached the log: the sender paid, the receiver never got it.
+damage-lost_events-means = Debits with no credit whose event waits nowhere: the sender paid, the receiver never will be.
 damage-money_created = Money created or destroyed
-damage-money_created-means = Credits minus debits: anything but ৳0 is money made up or vanished.
+damage-money_created-means = Credits minus debits. While money is in flight this is not harm; once nothing is on its way, anything but ৳0 is money made up or vanished.
 damage-support_tickets = Support tickets
 damage-support_tickets-means = One angry call per damaged transfer.
 

@@ -43,6 +43,9 @@ pub struct Damage {
     /// the fraud check or the wallet has not read yet): money in flight, not damage.
     #[serde(default)]
     pub in_flight: i64,
+    /// The taka those in-flight debits carry: money on its way, not yet destroyed.
+    #[serde(default)]
+    pub money_in_flight: i64,
     /// Money created (positive) or destroyed (negative), in taka.
     pub money_created: i64,
     /// One ticket per damaged intent.

@@ -49,7 +49,8 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
     let mut damaged: HashSet<&str> = HashSet::new();
     let mut lost_events = 0;
     let mut in_flight = 0;
-    for (transfer, intent, _) in &debited {
+    let mut money_in_flight = 0;
+    for (transfer, intent, amount) in &debited {
         let n = debits_per_intent.entry(intent.as_str()).or_default();
         *n += 1;
         if *n > 1 {
@@ -62,6 +63,7 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
         if credits == 0 {
             if waiting.contains(transfer) {
                 in_flight += 1;
+                money_in_flight += amount;
             } else {
                 // Not credited and waiting nowhere: nothing can bring it now.
                 lost_events += 1;
@@ -81,6 +83,7 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
         duplicate_sms: beyond_first(texted.values().map(|(n, _)| n)),
         lost_events,
         in_flight,
+        money_in_flight,
         // Tithi's credits against Shimul's debits: positive when a duplicate credit made money,
         // negative when an event was lost (or is still on its way).
         money_created: credited_total - debited_total,

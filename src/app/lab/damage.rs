@@ -1,5 +1,7 @@
 //! The damage meter: what the duplicates cost, every figure derived from the stores by the
-//! server (PRODUCT.md section 8), each with one line on what it means.
+//! server (ARCHITECTURE.md, "After the debit"), each with one line on what it means. Money
+//! still on its way (a debit whose event waits in the outbox or the log) is shown as in flight,
+//! not as damage: the meter is calm during every correct transfer.
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
@@ -8,44 +10,75 @@ use super::stream::LabStream;
 use crate::app::i18n::{num, taka, tr_id};
 use crate::domain::Damage;
 
-/// One figure: its id (the JSON field), how to read it, and whether a non-zero value is harm.
-type Figure = (&'static str, fn(&Damage) -> i64, bool);
+/// One figure: its id (the JSON field), how to read it, and whether it shows harm now.
+type Figure = (&'static str, fn(&Damage) -> i64, fn(&Damage) -> bool);
 
-const FIGURES: [Figure; 10] = [
-    ("intents", |d| d.intents, false),
-    ("debits", |d| d.debits, false),
-    ("double_charges", |d| d.double_charges, true),
-    ("credits", |d| d.credits, false),
-    ("double_credits", |d| d.double_credits, true),
-    ("sms", |d| d.sms, false),
-    ("duplicate_sms", |d| d.duplicate_sms, true),
-    ("lost_events", |d| d.lost_events, true),
-    ("money_created", |d| d.money_created, true),
-    ("support_tickets", |d| d.support_tickets, true),
+fn never(_: &Damage) -> bool {
+    false
+}
+
+const FIGURES: [Figure; 11] = [
+    ("intents", |d| d.intents, never),
+    ("debits", |d| d.debits, never),
+    (
+        "double_charges",
+        |d| d.double_charges,
+        |d| d.double_charges != 0,
+    ),
+    ("credits", |d| d.credits, never),
+    (
+        "double_credits",
+        |d| d.double_credits,
+        |d| d.double_credits != 0,
+    ),
+    ("sms", |d| d.sms, never),
+    (
+        "duplicate_sms",
+        |d| d.duplicate_sms,
+        |d| d.duplicate_sms != 0,
+    ),
+    // Money on its way is not damage: a debit still waiting in the outbox or the log.
+    ("in_flight", |d| d.in_flight, never),
+    ("lost_events", |d| d.lost_events, |d| d.lost_events != 0),
+    // Credits minus debits, less what is still on its way: only what no step will mend.
+    (
+        "money_created",
+        |d| d.money_created,
+        |d| d.money_created + d.money_in_flight != 0,
+    ),
+    (
+        "support_tickets",
+        |d| d.support_tickets,
+        |d| d.support_tickets != 0,
+    ),
 ];
 
 #[component]
 pub fn DamageMeter(live: LabStream) -> impl IntoView {
     let state = live.shown;
-    let harmed = move || {
-        state.with(|s| {
-            FIGURES
-                .iter()
-                .any(|(_, read, harm)| *harm && read(&s.damage) != 0)
-        })
-    };
+    let harmed = move || state.with(|s| FIGURES.iter().any(|(_, _, harm)| harm(&s.damage)));
+    let in_flight = move || state.with(|s| s.damage.in_flight > 0);
+    let money_in_flight = move || state.with(|s| s.damage.money_in_flight);
     view! {
-        <section class="panel damage" aria-labelledby="damage-title" data-testid="damage-meter" data-harmed=move || harmed().to_string()>
+        <section class="panel damage" aria-labelledby="damage-title" data-testid="damage-meter" data-harmed=move || harmed().to_string() data-in-flight=move || in_flight().to_string()>
             <h2 id="damage-title">{move || tr!("damage-title")}</h2>
             <p class="damage-verdict" class:bad=harmed>
-                {move || if harmed() { tr!("damage-verdict-bad") } else { tr!("damage-verdict-ok") }}
+                {move || {
+                    if harmed() {
+                        tr!("damage-verdict-bad")
+                    } else if in_flight() {
+                        tr!("damage-verdict-in-flight", { "amount" => taka(money_in_flight()) })
+                    } else {
+                        tr!("damage-verdict-ok")
+                    }
+                }}
             </p>
             <dl class="figures">
                 {FIGURES
                     .into_iter()
                     .map(|(id, read, harm)| {
                         let value = move || state.with(|s| read(&s.damage));
-                        let bad = move || harm && value() != 0;
+                        let bad = move || state.with(|s| harm(&s.damage));
                         view! {
                             <div class="figure" class:bad=bad data-figure=id data-value=value>
                                 <dt>{move || tr_id(&format!("damage-{id}"))}</dt>
