@@ -1,4 +1,4 @@
-//! The payment API and its guards (PRODUCT.md section 3, rows 3–8), each shown both ways: with
+//! The payment API and its guards (docs/reference.md §3, rows 3–8), each shown both ways: with
 //! the guard on the duplicate is caught; with it off the damage really happens.
 //! Run: `cargo test --features ssr --test payments`.
 

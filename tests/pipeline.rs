@@ -1,4 +1,4 @@
-//! The event pipeline after the debit (PRODUCT.md section 3, rows 9–14): each guard both ways,
+//! The event pipeline after the debit (docs/reference.md §3, rows 9–14): each guard both ways,
 //! each crash point, and the replay trap. Run: `cargo test --features ssr --test pipeline`.
 
 mod common;

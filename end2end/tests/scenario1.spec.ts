@@ -1,7 +1,7 @@
 import { test, expect } from '@playwright/test';
 import { LabPage } from './lab-page';
 
-// PRODUCT.md scenario 1, through Shimul's phone: a response lost on the train's network, and the
+// docs/reference.md §7, scenario 1, through Shimul's phone: a response lost on the train's network, and the
 // tap that follows.
 
 test.describe('scenario 1: a lost response and a second tap', () => {

@@ -1,4 +1,4 @@
-//! The sandbox's virtual clock as everyone outside the scheduler sees it (PRODUCT.md section 5).
+//! The sandbox's virtual clock as everyone outside the scheduler sees it (docs/reference.md §5).
 
 use serde::{Deserialize, Serialize};
 

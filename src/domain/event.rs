@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Layer;
 
-/// How a step turned out, as the timeline marks it (PRODUCT.md section 9, `data-outcome`).
+/// How a step turned out, as the timeline marks it (docs/reference.md §9, `data-outcome`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]

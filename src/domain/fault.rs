@@ -1,4 +1,4 @@
-//! The faults of PRODUCT.md section 4: what the lab can break, and how often.
+//! The faults of docs/reference.md §4: what the lab can break, and how often.
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! The layers a transfer passes through: one timeline lane each (PRODUCT.md sections 3 and 6).
+//! The layers a transfer passes through: one timeline lane each (docs/reference.md §2).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,7 @@
 //! The lab's vocabulary: pure types shared by the server, the browser and the tests.
 //!
 //! Nothing here does I/O or knows about Leptos or sqlx, so it compiles for the server and for
-//! wasm32 alike. Every id matches PRODUCT.md: a layer, a safeguard, a fault or an outcome has one
+//! wasm32 alike. Every id matches docs/reference.md: a layer, a safeguard, a fault or an outcome has one
 //! name everywhere.
 
 pub mod clock;

@@ -1,11 +1,11 @@
-//! The safeguards of PRODUCT.md section 3: one per layer that can catch a duplicate, all on by
+//! The safeguards of docs/reference.md §3: one per layer that can catch a duplicate, all on by
 //! default, each one an instructor can switch off to show the damage.
 
 use serde::{Deserialize, Serialize};
 
 use super::{boolean, expect_object, int_in, FieldError, Layer};
 
-/// One safeguard, by its id in PRODUCT.md section 3.
+/// One safeguard, by its id in docs/reference.md §3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Safeguard {

@@ -62,7 +62,7 @@ pub struct SandboxState {
     /// Every safeguard by id: `true`/`false` for a switch, hours for a window.
     #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub safeguards: Safeguards,
-    /// Every fault by id (PRODUCT.md section 4), `crash` a map of crash points.
+    /// Every fault by id (docs/reference.md §4), `crash` a map of crash points.
     #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub faults: Faults,
     pub balances: Balances,

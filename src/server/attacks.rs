@@ -1,4 +1,4 @@
-//! The network panel's crafted attacks (PRODUCT.md scenarios 3 and 4): a buggy client, not
+//! The network panel's crafted attacks (docs/reference.md §7, scenarios 3 and 4): a buggy client, not
 //! Shimul's app, sending real transfers through the sandbox's network and load balancer.
 //!
 //! The race needs its second request exactly 50 ms of virtual time after the first, which a

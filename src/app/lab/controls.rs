@@ -63,7 +63,7 @@ pub fn ErrorLine(error: ControlError) -> impl IntoView {
 #[component]
 pub fn FaultRange(
     live: LabStream,
-    /// The fault's id (PRODUCT.md section 4), also its message ids `fault-<id>`.
+    /// The fault's id (docs/reference.md §4), also its message ids `fault-<id>`.
     id: &'static str,
     min: i64,
     max: i64,
@@ -151,7 +151,7 @@ pub fn FaultSwitch(
     }
 }
 
-/// The network's faults (PRODUCT.md section 4): what the network panel offers the student, and
+/// The network's faults (docs/reference.md §4): what the network panel offers the student, and
 /// the instructor's panel again, in step with it.
 #[component]
 pub fn NetworkFaults(

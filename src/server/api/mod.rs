@@ -1,4 +1,4 @@
-//! The HTTP API of PRODUCT.md section 8: thin handlers that parse, call the sandbox, and answer
+//! The HTTP API of docs/reference.md §8: thin handlers that parse, call the sandbox, and answer
 //! JSON or problem+json.
 
 pub mod edge;
@@ -165,7 +165,7 @@ async fn state(
     Ok(Json(lab.get(&id).await?.state().await?))
 }
 
-/// Switches safeguards (any subset of the ids of PRODUCT.md section 3); all or nothing.
+/// Switches safeguards (any subset of the ids of docs/reference.md §3); all or nothing.
 #[utoipa::path(put, path = "/api/sandboxes/{id}/safeguards", tag = "controls",
     params(openapi::SandboxPath),
     request_body = openapi::SafeguardsBody,
@@ -189,7 +189,7 @@ async fn safeguards(
     Ok(Json(sandbox.set_safeguards(body).await?))
 }
 
-/// Sets faults (any subset of the ids of PRODUCT.md section 4); all or nothing.
+/// Sets faults (any subset of the ids of docs/reference.md §4); all or nothing.
 #[utoipa::path(put, path = "/api/sandboxes/{id}/faults", tag = "controls",
     params(openapi::SandboxPath),
     request_body = openapi::FaultsBody,
