@@ -51,9 +51,15 @@ pub async fn look_up(
     .await
 }
 
-/// Claims a key: inserts an IN_PROGRESS row into today's partition. A row already there for
-/// the key but created before `since_ms` is outside the window, so forgotten: the claim takes
-/// its place. `false` only if today's partition holds the key inside the window.
+/// Claims a key with one statement, without looking first: an INSERT of an IN_PROGRESS row into
+/// today's partition whose conflict decides. `false` when the key is already held inside the
+/// window; the caller then reads that row to answer (replay, 409 or 422).
+///
+/// SQLite has no partitioned tables, so today's primary key alone cannot see a claim made on an
+/// earlier day that is still inside the window: the same statement also refuses to insert when
+/// such a row exists (`WHERE NOT EXISTS`). It is still one atomic statement, not a look-up
+/// followed by a write. A row already in today's partition but created before the window is
+/// forgotten: the claim takes its place.
 pub async fn claim(
     conn: &mut SqliteConnection,
     user: &str,
@@ -62,26 +68,29 @@ pub async fn claim(
     since_ms: i64,
     now_ms: i64,
 ) -> Result<bool, sqlx::Error> {
-    let claimed = sqlx::query(
-        "INSERT INTO idempotency_keys
-           (partition_day, user_id, idem_key, request_hash, status, created_ms, updated_ms)
-         VALUES (?1, ?2, ?3, ?4, 'IN_PROGRESS', ?5, ?5)
-         ON CONFLICT (partition_day, user_id, idem_key) DO UPDATE SET
-           request_hash = excluded.request_hash, status = 'IN_PROGRESS', response_status = NULL,
-           response_body = NULL, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms
-         WHERE idempotency_keys.created_ms < ?6",
-    )
-    .bind(partition_of(now_ms))
-    .bind(user)
-    .bind(key)
-    .bind(hash)
-    .bind(now_ms)
-    .bind(since_ms)
-    .execute(conn)
-    .await?
-    .rows_affected();
+    let claimed = sqlx::query(CLAIM_SQL)
+        .bind(partition_of(now_ms))
+        .bind(user)
+        .bind(key)
+        .bind(hash)
+        .bind(now_ms)
+        .bind(since_ms)
+        .execute(conn)
+        .await?
+        .rows_affected();
     Ok(claimed == 1)
 }
+
+/// The atomic claim, as the inspector can show it.
+pub const CLAIM_SQL: &str = "INSERT INTO idempotency_keys
+   (partition_day, user_id, idem_key, request_hash, status, created_ms, updated_ms)
+ SELECT ?1, ?2, ?3, ?4, 'IN_PROGRESS', ?5, ?5
+ WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys
+                   WHERE user_id = ?2 AND idem_key = ?3 AND created_ms >= ?6)
+ ON CONFLICT (partition_day, user_id, idem_key) DO UPDATE SET
+   request_hash = excluded.request_hash, status = 'IN_PROGRESS', response_status = NULL,
+   response_body = NULL, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms
+ WHERE idempotency_keys.created_ms < ?6";
 
 /// Stores the response for a key. The claimed IN_PROGRESS row inside the window is completed;
 /// without one (look-then-write, or a row released meanwhile) today's partition gets the row,
@@ -211,4 +220,50 @@ pub async fn drop_partitions(
         .await?
         .rows_affected();
     Ok((days, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::clock::HOUR_MS;
+    use crate::server::store::{StoreName, Stores};
+
+    #[tokio::test]
+    async fn the_insert_alone_decides_across_days_and_forgets_what_left_the_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let stores = Stores::open(dir.path()).await.unwrap();
+        stores.reset_services().await.unwrap();
+        let mut c = stores.pool(StoreName::Payments).acquire().await.unwrap();
+        let window = 48 * HOUR_MS;
+        let day1 = DAY_MS + 9 * HOUR_MS;
+        // The first claim wins; the same key again, 50 ms later, loses.
+        assert!(claim(&mut c, "shimul", "k", "h", day1 - window, day1)
+            .await
+            .unwrap());
+        assert!(!claim(&mut c, "shimul", "k", "h", day1 - window, day1 + 50)
+            .await
+            .unwrap());
+        // The next day the key sits in yesterday's partition, still inside the window: today's
+        // primary key would let it in, the statement does not.
+        let day2 = day1 + DAY_MS;
+        assert!(!claim(&mut c, "shimul", "k", "h", day2 - window, day2)
+            .await
+            .unwrap());
+        // Another user's key of the same name is another key.
+        assert!(claim(&mut c, "tithi", "k", "h", day2 - window, day2)
+            .await
+            .unwrap());
+        // Past the window the old row is forgotten and the key can be claimed again.
+        let day4 = day1 + 3 * DAY_MS;
+        assert!(claim(&mut c, "shimul", "k", "h", day4 - window, day4)
+            .await
+            .unwrap());
+        let rows: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM idempotency_keys WHERE user_id = 'shimul' AND idem_key = 'k'",
+        )
+        .fetch_one(&mut *c)
+        .await
+        .unwrap();
+        assert_eq!(rows, 2, "day 1's row and day 4's");
+    }
 }

@@ -177,102 +177,95 @@ async fn receive(
     };
     if world.safeguards.is_on(Safeguard::IdempotencyTable) {
         let since = window_start(world, now);
+        let atomic = world.safeguards.is_on(Safeguard::AtomicClaim);
         let mut tx = world.stores.begin(StoreName::Payments).await?;
-        let found = idempotency::look_up(&mut tx, &req.user, &req.key, since).await?;
-        match found {
-            Some(row)
-                if world.safeguards.is_on(Safeguard::FingerprintCheck)
-                    && row.request_hash != req.hash =>
-            {
-                tx.commit().await?;
+        // With the atomic claim, do not look first: one INSERT, and its conflict decides. Only
+        // a claim that lost reads the row it lost to, to answer from it.
+        if atomic && idempotency::claim(&mut tx, &req.user, &req.key, &req.hash, since, now).await?
+        {
+            tx.commit().await?;
+            cx.record(
+                Layer::Api,
+                EventKind::KeyClaimed,
+                key.clone(),
+                Outcome::Ok,
+                details(json!({"partition_day": idempotency::partition_of(now)})),
+            );
+            // Should this request die before completing, recovery looks at it after 60 s.
+            cx.schedule_at(Job::after_claim(now), Step::Job(Job::StuckRecovery));
+            if crash_fires(&mut world.faults, CrashPoint::ApiAfterClaim, cx.rng()) {
                 cx.record(
                     Layer::Api,
-                    EventKind::KeyReused,
+                    EventKind::InstanceCrashed,
                     key,
-                    Outcome::Caught,
-                    details(json!({"guard": "fingerprint_check", "status": 422})),
+                    Outcome::Lost,
+                    details(json!({"crash": "api_after_claim"})),
                 );
-                let reply = ApiReply::problem(
-                    422,
-                    "idempotency-key-reused",
-                    "this Idempotency-Key was already used with a different request body",
-                );
-                answer(cx, call, attempt, &req, reply);
                 return Ok(());
             }
-            Some(row) if row.status == idempotency::COMPLETED => {
-                tx.commit().await?;
-                let status = row.response_status.unwrap_or(500) as u16;
-                cx.record(
-                    Layer::Api,
-                    EventKind::ResponseReplayed,
-                    key,
-                    Outcome::Caught,
-                    details(json!({"guard": "idempotency_table", "status": status})),
-                );
-                let reply = ApiReply {
-                    status,
-                    body: row.response_body.unwrap_or_default(),
-                    replayed: true,
-                };
-                answer(cx, call, attempt, &req, reply);
-                return Ok(());
-            }
-            Some(_) => {
-                tx.commit().await?;
-                cx.record(
-                    Layer::Api,
-                    EventKind::KeyInProgress,
-                    key,
-                    Outcome::Caught,
-                    details(json!({"guard": "atomic_claim", "status": 409})),
-                );
-                answer(cx, call, attempt, &req, in_progress());
-                return Ok(());
-            }
-            None if world.safeguards.is_on(Safeguard::AtomicClaim) => {
-                let claimed =
-                    idempotency::claim(&mut tx, &req.user, &req.key, &req.hash, since, now).await?;
-                tx.commit().await?;
-                // The look-up and the claim ran in one write transaction, so the claim cannot
-                // lose to another; the check stays as the guard's own statement of that.
-                debug_assert!(
-                    claimed,
-                    "a key the look-up did not find is always claimable"
-                );
-                if !claimed {
+        } else {
+            let found = idempotency::look_up(&mut tx, &req.user, &req.key, since).await?;
+            tx.commit().await?;
+            match found {
+                Some(row)
+                    if world.safeguards.is_on(Safeguard::FingerprintCheck)
+                        && row.request_hash != req.hash =>
+                {
+                    cx.record(
+                        Layer::Api,
+                        EventKind::KeyReused,
+                        key,
+                        Outcome::Caught,
+                        details(json!({"guard": "fingerprint_check", "status": 422})),
+                    );
+                    let reply = ApiReply::problem(
+                        422,
+                        "idempotency-key-reused",
+                        "this Idempotency-Key was already used with a different request body",
+                    );
+                    answer(cx, call, attempt, &req, reply);
+                    return Ok(());
+                }
+                Some(row) if row.status == idempotency::COMPLETED => {
+                    let status = row.response_status.unwrap_or(500) as u16;
+                    cx.record(
+                        Layer::Api,
+                        EventKind::ResponseReplayed,
+                        key,
+                        Outcome::Caught,
+                        details(json!({"guard": "idempotency_table", "status": status})),
+                    );
+                    let reply = ApiReply {
+                        status,
+                        body: row.response_body.unwrap_or_default(),
+                        replayed: true,
+                    };
+                    answer(cx, call, attempt, &req, reply);
+                    return Ok(());
+                }
+                Some(_) => {
+                    cx.record(
+                        Layer::Api,
+                        EventKind::KeyInProgress,
+                        key,
+                        Outcome::Caught,
+                        details(json!({"guard": "atomic_claim", "status": 409})),
+                    );
                     answer(cx, call, attempt, &req, in_progress());
                     return Ok(());
                 }
-                cx.record(
-                    Layer::Api,
-                    EventKind::KeyClaimed,
-                    key.clone(),
-                    Outcome::Ok,
-                    details(json!({"partition_day": idempotency::partition_of(now)})),
-                );
-                // Should this request die before completing, recovery looks at it after 60 s.
-                cx.schedule_at(Job::after_claim(now), Step::Job(Job::StuckRecovery));
-                if crash_fires(&mut world.faults, CrashPoint::ApiAfterClaim, cx.rng()) {
+                None => {
+                    // The claim refuses only when a row inside the window holds the key, and
+                    // nothing else writes between the claim and this read (one transaction).
+                    debug_assert!(!atomic, "a claim that lost has a row to answer from");
                     cx.record(
                         Layer::Api,
-                        EventKind::InstanceCrashed,
+                        EventKind::KeyLookupEmpty,
                         key,
-                        Outcome::Lost,
-                        details(json!({"crash": "api_after_claim"})),
+                        Outcome::Ok,
+                        details(json!({"atomic_claim": false})),
                     );
-                    return Ok(());
                 }
-            }
-            None => {
-                tx.commit().await?;
-                cx.record(
-                    Layer::Api,
-                    EventKind::KeyLookupEmpty,
-                    key,
-                    Outcome::Ok,
-                    details(json!({"atomic_claim": false})),
-                );
             }
         }
     } else {
