@@ -97,6 +97,19 @@ impl Safeguard {
         }
     }
 
+    /// The safeguard this one works inside, if any: the claim, the fingerprint, stuck-key
+    /// recovery and the key window are all parts of the idempotency table, and do nothing while
+    /// it is off.
+    pub fn works_inside(self) -> Option<Safeguard> {
+        match self {
+            Safeguard::AtomicClaim
+            | Safeguard::FingerprintCheck
+            | Safeguard::StuckRecovery
+            | Safeguard::WindowHours => Some(Safeguard::IdempotencyTable),
+            _ => None,
+        }
+    }
+
     /// The lesson's value: every switch on, the key window 48 h (a day of retries plus a day of
     /// margin), the inbox window equal to the log's 7-day retention.
     pub fn default_value(self) -> SafeguardValue {
@@ -142,6 +155,12 @@ impl Safeguards {
     }
 
     /// Whether a switch is on. A window setting counts as on.
+    /// Why a safeguard does nothing now although its own switch is on: the one it works inside
+    /// is off (see [`Safeguard::works_inside`]).
+    pub fn inactive_because(&self, safeguard: Safeguard) -> Option<Safeguard> {
+        safeguard.works_inside().filter(|outer| !self.is_on(*outer))
+    }
+
     pub fn is_on(&self, safeguard: Safeguard) -> bool {
         match self.get(safeguard) {
             SafeguardValue::On(on) => on,
@@ -178,6 +197,31 @@ impl Safeguards {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_off_makes_its_four_parts_inactive_and_nothing_else() {
+        let on = Safeguards::default();
+        assert!(Safeguard::ALL
+            .iter()
+            .all(|s| on.inactive_because(*s).is_none()));
+        let off = on
+            .patched(&serde_json::json!({"idempotency_table": false}))
+            .unwrap();
+        let inactive: Vec<&str> = Safeguard::ALL
+            .into_iter()
+            .filter(|s| off.inactive_because(*s) == Some(Safeguard::IdempotencyTable))
+            .map(Safeguard::id)
+            .collect();
+        assert_eq!(
+            inactive,
+            [
+                "atomic_claim",
+                "fingerprint_check",
+                "stuck_recovery",
+                "window_hours"
+            ]
+        );
+    }
     use serde_json::json;
 
     #[test]

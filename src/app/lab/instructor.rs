@@ -163,6 +163,9 @@ fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) 
     // A memo: a state read that leaves this value alone must not reset a field being typed in.
     let value = Memo::new(move |_| state.with(|s| s.safeguards.get(safeguard)));
     let value = move || value.get();
+    // On, but doing nothing: the safeguard it works inside is off.
+    let inactive = Memo::new(move |_| state.with(|s| s.safeguards.inactive_because(safeguard)));
+    let inactive = move || inactive.get();
     let input_id = format!("safeguard-{id}");
     let hint_id = format!("safeguard-{id}-hint");
     let control = match safeguard.default_value() {
@@ -206,7 +209,13 @@ fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) 
         }
     };
     view! {
-        <li class="safeguard" data-safeguard=id data-layer=safeguard.layer().id()>
+        <li
+            class="safeguard"
+            class:inactive=move || inactive().is_some()
+            data-safeguard=id
+            data-layer=safeguard.layer().id()
+            data-active=move || inactive().is_none().to_string()
+        >
             <div class="safeguard-head">
                 {control}
                 <label for=input_id.clone()>
@@ -222,6 +231,21 @@ fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) 
                 </label>
             </div>
             <p class="hint" id=hint_id>{move || tr_id(&format!("safeguard-{id}-catches"))}</p>
+            <p class="hint safeguard-without">
+                <strong>{move || tr!("safeguard-without")}</strong>
+                " "
+                {move || tr_id(&format!("safeguard-{id}-without"))}
+            </p>
+            {move || {
+                inactive()
+                    .map(|outer| {
+                        view! {
+                            <p class="safeguard-inactive" role="note">
+                                {tr!("safeguard-inactive", { "needs" => outer.id() })}
+                            </p>
+                        }
+                    })
+            }}
         </li>
     }
 }
