@@ -19,11 +19,12 @@ off = off
 hours = { $hours } h
 
 home-title = Tap once or ten times: the money moves once
+home-what = Idempotency means that doing something once or many times has the same effect. In a payment app: tap Send once or ten times, and ৳500 leaves Shimul's wallet once.
 home-story = On a train with a weak network, Shimul sends ৳500 from his PocketPay app to his sister Tithi. The first request reaches the server and does its work, but the answer is lost on the way back. Shimul taps again, and he is charged twice.
 home-layers = In this lab every layer is real code on a real database: from the Send button through the payment API, the ledger, the outbox and a Kafka-style broker to Tithi's wallet and SMS. See where a duplicate is born and which guard catches it; switch a guard off and see the damage.
 home-open-lab = Open the lab
 home-own-title = Every lab is your own
-home-own-text = Each browser gets its own sandbox: its own databases, clock and seed. The same seed and the same actions give exactly the same timeline, so every race can be run again.
+home-own-text = Each browser gets its own copy of PocketPay to break and mend (a sandbox): its own databases and its own clock, which you can pause, step or jump ahead. Nobody else sees what you do there, and the same actions always give the same result, so anything that happened can be run again and looked at slowly.
 
 lab-opening = Opening the lab…
 lab-failed = The lab could not be opened

@@ -8,6 +8,7 @@ pub fn Home() -> impl IntoView {
     view! {
         <section class="hero panel">
             <h1>{move || tr!("home-title")}</h1>
+            <p class="home-what" data-testid="home-what">{move || tr!("home-what")}</p>
             <p>{move || tr!("home-story")}</p>
             <p>{move || tr!("home-layers")}</p>
             <a class="button primary" href="/lab" rel="external">{move || tr!("home-open-lab")}</a>
