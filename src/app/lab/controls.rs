@@ -151,8 +151,8 @@ pub fn FaultSwitch(
     }
 }
 
-/// The network's faults (docs/reference.md §4): what the network panel offers the student, and
-/// the instructor's panel again, in step with it.
+/// The network's faults (docs/reference.md §4): what the network panel offers the student, the
+/// one place they are set.
 #[component]
 pub fn NetworkFaults(
     live: LabStream,

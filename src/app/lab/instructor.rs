@@ -6,9 +6,7 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use super::clock_panel::ClockPanel;
-use super::controls::{
-    apply_faults, apply_safeguards, ControlError, ErrorLine, FaultRange, NetworkFaults,
-};
+use super::controls::{apply_faults, apply_safeguards, ControlError, ErrorLine, FaultRange};
 use super::stream::LabStream;
 use super::{new_sandbox, reset_sandbox};
 use crate::app::i18n::{digits, tr_id};
@@ -260,7 +258,6 @@ fn ServiceFaults(live: LabStream, error: ControlError) -> impl IntoView {
                 {move || tr!("faults-network-elsewhere")} " "
                 <a href="#network-title">{move || tr!("network-title")}</a>
             </p>
-            <NetworkFaults live=live.clone() error place="instructor-" />
             <FaultRange live=live.clone() id="gateway_latency_ms" min=0 max=2000 step=10 unit="ms" read=|f| f.gateway_latency_ms error />
             <ul class="crashes">
                 {CrashPoint::ALL
