@@ -154,6 +154,11 @@ fn check_transfer(t: &serde_json::Value) -> Result<(), FieldError> {
         .map_err(|e| FieldError::new(format!("body.{}", e.field), e.message))
 }
 
+/// How far back a consumer may be replayed, in days: past the log's 7-day retention, so that a
+/// replay can show retention's own limit, and the same bound as the longest clock jump. The
+/// replay form in the instructor's panel reads it too.
+pub const MAX_REPLAY_DAYS: i64 = super::clock::MAX_ADVANCE_SECONDS / 86_400;
+
 /// `{"consumer", "from_seconds_ago"}`, as `POST …/replay` takes it.
 pub fn check_replay(r: &serde_json::Value) -> Result<(Consumer, i64), FieldError> {
     let map = expect_object(r)?;
@@ -176,7 +181,7 @@ pub fn check_replay(r: &serde_json::Value) -> Result<(Consumer, i64), FieldError
         map.get("from_seconds_ago")
             .unwrap_or(&serde_json::Value::Null),
         0,
-        super::clock::MAX_ADVANCE_SECONDS,
+        MAX_REPLAY_DAYS * 86_400,
     )?;
     Ok((consumer, seconds))
 }

@@ -10,6 +10,7 @@ use super::controls::{apply_faults, apply_safeguards, ControlError, ErrorLine, F
 use super::stream::LabStream;
 use super::{new_sandbox, reset_sandbox};
 use crate::app::i18n::{digits, tr_id};
+use crate::domain::run::MAX_REPLAY_DAYS;
 use crate::domain::{CrashMode, CrashPoint, Safeguard, SafeguardValue};
 
 /// Where presenter mode is remembered in the browser.
@@ -324,12 +325,15 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
     let done = RwSignal::new(false);
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
+        let max = MAX_REPLAY_DAYS as f64;
+        let invalid =
+            || tr!("replay-days-invalid", { "max" => digits(&MAX_REPLAY_DAYS.to_string()) });
         let Ok(d) = days.get_untracked().trim().parse::<f64>() else {
-            error.0.set(Some(tr!("replay-days-invalid")));
+            error.0.set(Some(invalid()));
             return;
         };
-        if !(0.0..=366.0).contains(&d) {
-            error.0.set(Some(tr!("replay-days-invalid")));
+        if !(0.0..=max).contains(&d) {
+            error.0.set(Some(invalid()));
             return;
         }
         let live = live.clone();
@@ -354,14 +358,14 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
                 <label>
                     {move || tr!("replay-consumer")}
                     <select data-testid="replay-consumer" on:change=move |ev| consumer.set(event_target_value(&ev))>
-                        <option value="wallet">"wallet"</option>
-                        <option value="sms">"SMS"</option>
-                        <option value="fraud">"fraud check"</option>
+                        <option value="wallet">{move || tr!("replay-consumer-wallet")}</option>
+                        <option value="sms">{move || tr!("replay-consumer-sms")}</option>
+                        <option value="fraud">{move || tr!("replay-consumer-fraud")}</option>
                     </select>
                 </label>
                 <label>
                     {move || tr!("replay-days")}
-                    <input type="number" data-testid="replay-days" min="0" max="366" step="0.5" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev)) />
+                    <input type="number" data-testid="replay-days" min="0" max=MAX_REPLAY_DAYS step="0.5" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev)) />
                 </label>
                 <button type="submit" data-testid="replay-start">{move || tr!("replay-start")}</button>
                 <Show when=move || done.get()>

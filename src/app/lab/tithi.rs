@@ -50,7 +50,7 @@ pub fn TithiPhone(live: LabStream) -> impl IntoView {
                             key=|(id, _, _)| *id
                             children=move |(_, amount, at)| view! {
                                 <li class="sms">
-                                    <span class="sms-from">"PocketPay"</span>
+                                    <span class="sms-from">{move || tr!("sms-from")}</span>
                                     <span class="sms-text">{move || tr!("sms-money-received", { "amount" => taka(amount) })}</span>
                                     <span class="sms-time">{move || clock_text(at)}</span>
                                 </li>
