@@ -133,7 +133,7 @@ fn TableView(live: LabStream, name: String) -> impl IntoView {
             <summary>
                 <code>{short}</code>
                 " "
-                <span class="hint">{move || tr!("table-rows", { "count" => num(count() as i64) })}</span>
+                <span class="hint" data-testid="table-rows">{move || tr!("table-rows", { "count" => num(count() as i64) })}</span>
                 {move || summary_extra().map(|s| view! { <span class="hint">" · " {s}</span> })}
             </summary>
             {move || open.get().then(|| {

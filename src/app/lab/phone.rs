@@ -335,7 +335,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                 <code data-testid="idempotency-key" data-pending=move || pending.with(|p| p.is_some()).to_string()>
                     {move || pending.get().map(|p| p.key).or_else(|| last_key.get()).unwrap_or_else(|| "—".to_owned())}
                 </code>
-                <span class="hint">
+                <span class="hint" data-testid="key-requests">
                     {move || match pending.get() {
                         Some(p) => tr!("key-pending", { "requests" => digits(&p.requests.to_string()) }),
                         None if last_key.with(Option::is_some) => tr!("key-last"),

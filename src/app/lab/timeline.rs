@@ -257,7 +257,9 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
             <p class="hint">
                 {move || if live.connected.get() { tr!("stream-connected") } else { tr!("stream-waiting") }}
                 " · "
-                {move || tr!("events-count", { "count" => num(count.get() as i64) })}
+                <span data-testid="events-count">
+                    {move || tr!("events-count", { "count" => num(count.get() as i64) })}
+                </span>
             </p>
             <Legend />
             <div class="rewind">
