@@ -42,6 +42,7 @@ tithi = তিথি
 amount-label = পরিমাণ
 send = পাঠান
 send-again = আবার পাঠান
+send-sending = পাঠানো হচ্ছে…
 reopen-app = অ্যাপ বন্ধ করে আবার খুলুন
 reopen-app-hint = সোয়াইপ করে বন্ধ করা অ্যাপের মতো, মেমোরিতে যা ছিল সব হারায়; storage-এ যা রাখা ছিল তা থাকে।
 phone-ready = পাঠানোর জন্য প্রস্তুত।

@@ -42,6 +42,7 @@ tithi = Tithi
 amount-label = Amount
 send = Send
 send-again = Send again
+send-sending = Sending…
 reopen-app = Close and reopen the app
 reopen-app-hint = Drops everything the app holds in memory, as a swiped-away app does; what it saved in storage stays.
 phone-ready = Ready to send.
