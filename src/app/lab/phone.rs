@@ -346,7 +346,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                 </code>
                 <span class="hint" data-testid="key-requests">
                     {move || match pending.get() {
-                        Some(p) => tr!("key-pending", { "requests" => digits(&p.requests.to_string()) }),
+                        Some(p) => tr!("key-pending", { "n" => p.requests, "requests" => digits(&p.requests.to_string()) }),
                         None if last_key.with(Option::is_some) => tr!("key-last"),
                         None => tr!("key-none"),
                     }}
