@@ -130,6 +130,29 @@ export class LabPage {
     await expect(this.phoneMessage).toHaveAttribute('data-state', state);
   }
 
+  /** Makes a sandbox with a fixed seed through the API, opens its lab and waits for hydration;
+   * returns the sandbox's API path. */
+  async openSeeded(seed: number): Promise<string> {
+    const created = await this.page.request.post('/api/sandboxes', { data: { seed } });
+    expect(created.status(), `seed ${seed}`).toBe(201);
+    const id: string = (await created.json()).id;
+    await this.page.goto(`/lab/${id}`);
+    await this.hydrated();
+    return `/api/sandboxes/${id}`;
+  }
+
+  /** Sets faults through the API (the body of `PUT …/faults`). */
+  async putFaults(api: string, faults: Record<string, number | boolean>) {
+    const res = await this.page.request.put(`${api}/faults`, { data: faults });
+    expect(res.ok(), `PUT faults ${JSON.stringify(faults)}`).toBeTruthy();
+  }
+
+  /** Sets the clock's speed through the API. */
+  async speedUp(api: string, speed: number) {
+    const res = await this.page.request.post(`${api}/clock`, { data: { speed } });
+    expect(res.ok(), `clock speed ${speed}`).toBeTruthy();
+  }
+
   /** Opens /lab (which finds or makes this browser's sandbox) and waits for hydration. */
   async open(): Promise<string> {
     await this.page.goto('/lab');

@@ -17,8 +17,10 @@ test.describe('scenario 1: a lost response and a second tap', () => {
     // The phone hears nothing: one generic error, the outcome unknown…
     await lab.phoneSays('unknown');
     await expect(lab.phoneMessage.locator('[data-outcome="unknown"]')).toBeVisible();
-    // …yet the money has left.
-    await expect(lab.shimulBalance).toHaveAttribute('data-value', '1500');
+    // …yet the money has left: the ledger has the debit, while the phone shows only what it
+    // was told, the opening balance.
+    await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
+    await expect(lab.shimulBalance).toHaveAttribute('data-value', '2000');
     const firstKey = await lab.key.textContent();
 
     await lab.setFault('response_loss_pct', 0);
@@ -44,7 +46,9 @@ test.describe('scenario 1: a lost response and a second tap', () => {
     await expect(lab.key).toHaveAttribute('data-pending', 'true');
     const key = (await lab.key.textContent())!;
     expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    await expect(lab.shimulBalance).toHaveAttribute('data-value', '1500');
+    // No answer came: the phone cannot show a balance it was never told.
+    await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
+    await expect(lab.shimulBalance).toHaveAttribute('data-value', '2000');
 
     await lab.setFault('response_loss_pct', 0);
     await lab.send.click();

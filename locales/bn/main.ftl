@@ -1,5 +1,6 @@
 # পকেটপে আইডেমপোটেন্সি ল্যাব: বাংলা।
 # আর্গুমেন্টগুলো আগেই ভাষা অনুযায়ী লেখা হয়ে আসে (অঙ্ক, ৳ অঙ্ক, সময়)।
+# গোনার বার্তায় $n-ও আসে (ইংরেজির বহুবচনের জন্য); বাংলায় তার দরকার নেই।
 
 app-title = পকেটপে আইডেমপোটেন্সি ল্যাব
 app-name = পকেটপে আইডেমপোটেন্সি ল্যাব
@@ -43,6 +44,7 @@ tithi = তিথি
 amount-label = পরিমাণ
 send = পাঠান
 send-again = আবার পাঠান
+send-sending = পাঠানো হচ্ছে…
 reopen-app = অ্যাপ বন্ধ করে আবার খুলুন
 reopen-app-hint = সোয়াইপ করে বন্ধ করা অ্যাপের মতো, মেমোরিতে যা ছিল সব হারায়; storage-এ যা রাখা ছিল তা থাকে।
 phone-ready = পাঠানোর জন্য প্রস্তুত।
@@ -179,7 +181,7 @@ ev-lb_routed = load balancer পাঠাল instance { $instance }-এ
 ev-lb_retried = instance সাড়া দেয়নি; load balancer আবার পাঠাল (চেষ্টা { $attempt })
 ev-lb_gave_up = কোনো instance সাড়া দেয়নি: load balancer 504 দিল
 ev-lb_late_answer_dropped = দেরিতে আসা উত্তর load balancer ফেলে দিল
-ev-key_claimed = key claim হলো: IN_PROGRESS সারি commit
+ev-key_claimed = key-টি claim করা হলো: IN_PROGRESS অবস্থার একটি সারি commit করা হয়েছে
 ev-key_lookup_empty = look-up-এ কিছু নেই (লেখা হবে কাজের পরে: look-then-write)
 ev-key_not_checked = idempotency table বন্ধ: যা আসে তা-ই চলে
 ev-key_in_progress = একই key এখনও চলছে: 409
@@ -344,7 +346,7 @@ details-chain-size = ({ $count }টি ঘটনা যুক্ত)
 rewind-label = পিছিয়ে দেখুন
 rewind-at = ঘটনা { $event }
 rewind-now = এখন
-rewind-back = এখনে ফিরুন
+rewind-back = বর্তমানে ফিরে যান
 rewind-here = এখানে table-গুলো কেমন ছিল দেখান
 rewind-loading = ঘটনা { $event }-এর সময়ের table-গুলো আবার গড়া হচ্ছে…
 rewind-showing = Inspector দেখাচ্ছে ঘটনা { $event }-এর ({ $time }) সময়ে table-গুলো কেমন ছিল। বর্তমান নিজের মতো চলছে।

@@ -1,5 +1,6 @@
 # PocketPay Idempotency Lab: English.
 # Arguments arrive already written for the language (digits, ৳ amounts, times).
+# A message about a count also gets $n, the count as a number, to choose its plural form.
 
 app-title = PocketPay Idempotency Lab
 app-name = PocketPay Idempotency Lab
@@ -43,6 +44,7 @@ tithi = Tithi
 amount-label = Amount
 send = Send
 send-again = Send again
+send-sending = Sending…
 reopen-app = Close and reopen the app
 reopen-app-hint = Drops everything the app holds in memory, as a swiped-away app does; what it saved in storage stays.
 phone-ready = Ready to send.
@@ -60,7 +62,10 @@ phone-in-progress = This payment is still being processed. Please check again in
 phone-try-later = The service is busy. Please try again shortly.
 generic-error = Something went wrong, please try again
 outcome-unknown-note = Outcome unknown: the phone cannot tell whether the money left.
-key-pending = pending, { $requests } request(s) sent with it
+key-pending = { $n ->
+    [one] pending, { $requests } request sent with it
+   *[other] pending, { $requests } requests sent with it
+}
 key-last = the last key used; the next transfer gets a new one
 key-none = made at the Send tap
 amount-empty = Enter an amount.
@@ -172,7 +177,10 @@ ev-clock_changed = The clock changed
 ev-clock_stepped = One step was run (to { $to })
 ev-clock_jumped = The clock jumped to { $to }
 ev-inbox_cleaned = Inbox cleaner: removed rows older than { $hours } h (wallet { $wallet }, SMS { $sms })
-ev-log_retention_applied = Log retention: { $count } old record(s) deleted
+ev-log_retention_applied = { $n ->
+    [one] Log retention: { $count } old record deleted
+   *[other] Log retention: { $count } old records deleted
+}
 ev-request_sent = A request to send { $amount } set off
 ev-request_lost = The network lost the request
 ev-lb_routed = The load balancer passed it to instance { $instance }
@@ -195,7 +203,10 @@ ev-response_too_late = The answer came, but the phone had already given up
 ev-caller_timed_out = Timeout: the phone does not know whether the money left
 ev-stuck_key_completed = Stuck key: its debit is in the ledger, so it was completed ({ $txn })
 ev-stuck_key_released = Stuck key: no debit, so it was released for a retry
-ev-partitions_dropped = Nightly job: dropped partitions outside the window ({ $rows } rows)
+ev-partitions_dropped = { $n ->
+    [one] Nightly job: dropped partitions outside the window ({ $rows } row)
+   *[other] Nightly job: dropped partitions outside the window ({ $rows } rows)
+}
 ev-outbox_written = The event was written to the outbox in the debit's transaction
 ev-event_published = The event was published to the log ({ $by })
 ev-event_lost = The process died after the commit, before publishing: the event is lost
@@ -204,7 +215,10 @@ ev-record_appended = { $topic } partition { $partition }, offset { $offset }
 ev-ack_lost = The broker's ack was lost: the producer will send again
 ev-resend_dropped = The same batch came again: the idempotent producer dropped it
 ev-resend_appended = The same batch was written again, offset { $offset }
-ev-fraud_approved = The fraud check approved it (audit rows { $audit })
+ev-fraud_approved = { $n ->
+    [one] The fraud check approved it ({ $audit } audit row)
+   *[other] The fraud check approved it ({ $audit } audit rows)
+}
 ev-fraud_crashed = The fraud check crashed after writing, before committing
 ev-transaction_aborted = A half-done transaction was aborted (new epoch)
 ev-credited = { $amount } credited to Tithi's wallet{ $again }
@@ -222,9 +236,15 @@ store-fraud = Fraud check (fraud)
 store-wallet = Wallet service (wallet)
 store-sms = SMS service (sms)
 store-lab = The lab's own records (lab)
-table-rows = { $count } row(s)
+table-rows = { $n ->
+    [one] { $count } row
+   *[other] { $count } rows
+}
 table-empty = No rows.
-table-show-all = Show all { $count } rows
+table-show-all = { $n ->
+    [one] Show the { $count } row
+   *[other] Show all { $count } rows
+}
 table-partitions = daily partitions: day { $list }
 
 # Instructor panel
@@ -314,7 +334,10 @@ seed-open = Open a new sandbox
 seed-invalid = A seed is a whole number from 0 to 18446744073709551615.
 
 # The lane timeline
-events-count = { $count } events
+events-count = { $n ->
+    [one] { $count } event
+   *[other] { $count } events
+}
 shortcuts-button = Keyboard shortcuts (?)
 legend-label = What the marks mean
 lanes-label = Lanes, one per layer
@@ -340,7 +363,10 @@ details-time = Time
 details-lane = Lane
 details-outcome = Outcome
 details-chain = Chain
-details-chain-size = ({ $count } events linked)
+details-chain-size = { $n ->
+    [one] ({ $count } event linked)
+   *[other] ({ $count } events linked)
+}
 rewind-label = Rewind
 rewind-at = event { $event }
 rewind-now = now

@@ -70,6 +70,18 @@ pub fn tr_args(id: &str, args: &[(&'static str, String)]) -> String {
     expect_context::<I18n>().tr_with_args(id, &map)
 }
 
+/// Looks up a message about a count. `$n` is the count as a number, which picks English's
+/// plural form (`{ $n -> [one] … *[other] … }`); the other arguments, the count among them, are
+/// already written for the language. Bangla has no such forms and never reads `$n`.
+pub fn tr_count(id: &str, n: i64, args: &[(&'static str, String)]) -> String {
+    let mut map: std::collections::HashMap<_, _> = args
+        .iter()
+        .map(|(k, v)| ((*k).into(), v.clone().into()))
+        .collect();
+    map.insert("n".into(), n.into());
+    expect_context::<I18n>().tr_with_args(id, &map)
+}
+
 /// Writes ASCII digits as Bangla digits (০–৯), leaving everything else as it is.
 pub fn bn_digits(s: &str) -> String {
     s.chars()

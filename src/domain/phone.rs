@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::state::SHIMUL_OPENING;
 use super::transfer::Receipt;
 
 /// A transfer the app has started and does not yet know the outcome of. With `key_persistence`
@@ -14,8 +15,88 @@ pub struct Pending {
     pub key: String,
     pub to: String,
     pub amount: i64,
-    /// Requests sent for it so far (taps and automatic retries).
+    /// Requests sent for it so far (taps and automatic retries), each counted as it leaves: the
+    /// one in flight is included.
     pub requests: u32,
+}
+
+impl Pending {
+    /// Counts one more request, at the moment it leaves the phone.
+    pub fn request_leaves(&mut self) {
+        self.requests = self.requests.saturating_add(1);
+    }
+}
+
+/// The balance Shimul's app shows: only what it has been told. That is the balance in the last
+/// receipt it received (the receipt body carries the sender's balance after the transfer), or,
+/// before any, the account's opening balance. A request whose answer never came changes nothing
+/// here, whatever the ledger did: the app cannot know, and the screen must not pretend to.
+/// The stores' truth is for the other panels (the damage meter, the inspector, Tithi's phone).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfirmedBalance(i64);
+
+impl ConfirmedBalance {
+    /// Before any receipt: the balance the lesson opens with.
+    pub fn opening() -> ConfirmedBalance {
+        ConfirmedBalance(SHIMUL_OPENING)
+    }
+
+    /// The balance kept from an earlier receipt (the app's storage), or the opening one.
+    pub fn restored(kept: Option<i64>) -> ConfirmedBalance {
+        kept.map_or_else(ConfirmedBalance::opening, ConfirmedBalance)
+    }
+
+    /// Takes in an answer and says whether it changed what the app knows. Only a receipt does;
+    /// no answer, a refusal, "still in progress" or "already made" say nothing of the balance.
+    pub fn learn(&mut self, answer: &Answer) -> bool {
+        match answer {
+            Answer::Receipt { receipt, .. } if receipt.balance != self.0 => {
+                self.0 = receipt.balance;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The balance to show, in whole taka.
+    pub fn taka(self) -> i64 {
+        self.0
+    }
+}
+
+/// What the Send button says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendLabel {
+    /// Nothing under way: a new transfer.
+    Send,
+    /// A request is on its way, or waits for the HTTP library's automatic retry.
+    Sending,
+    /// An outcome is on screen (unknown, still in progress, try later) for a transfer the app
+    /// keeps: the next tap sends it again with its key.
+    SendAgain,
+}
+
+impl SendLabel {
+    /// `in_flight`: a request of the app is out. `kept_unfinished`: the app keeps a transfer
+    /// (with `key_persistence`) whose outcome it does not know.
+    pub fn of(in_flight: bool, kept_unfinished: bool) -> SendLabel {
+        if in_flight {
+            SendLabel::Sending
+        } else if kept_unfinished {
+            SendLabel::SendAgain
+        } else {
+            SendLabel::Send
+        }
+    }
+
+    /// The message id of the label (`locales/*/main.ftl`).
+    pub fn message_id(self) -> &'static str {
+        match self {
+            SendLabel::Send => "send",
+            SendLabel::Sending => "send-sending",
+            SendLabel::SendAgain => "send-again",
+        }
+    }
 }
 
 /// What one HTTP answer means to the app.
@@ -226,6 +307,54 @@ mod tests {
         assert!(!Answer::InProgress.library_retries());
         assert!(!Answer::InProgress.is_final());
         assert!(Answer::AlreadyMade.is_final());
+    }
+
+    #[test]
+    fn the_app_shows_only_the_balance_a_receipt_told_it() {
+        let mut shown = ConfirmedBalance::opening();
+        assert_eq!(shown.taka(), 2_000);
+        // The debit ran on the server, but its answer was lost: the app still knows ৳2,000.
+        assert!(!shown.learn(&Answer::NoAnswer));
+        assert!(!shown.learn(&Answer::InProgress));
+        assert!(!shown.learn(&Answer::TryLater));
+        assert!(!shown.learn(&Answer::AlreadyMade));
+        assert!(!shown.learn(&Answer::Refused {
+            status: 422,
+            kind: "insufficient-funds".into()
+        }));
+        assert_eq!(shown.taka(), 2_000);
+        // The retry's receipt (the stored one, replayed) carries the balance after the debit.
+        assert!(shown.learn(&Answer::read(201, &receipt_body(), true)));
+        assert_eq!(shown.taka(), 1_500);
+        // The same receipt again changes nothing.
+        assert!(!shown.learn(&Answer::read(201, &receipt_body(), true)));
+        assert_eq!(ConfirmedBalance::restored(Some(1_000)).taka(), 1_000);
+        assert_eq!(
+            ConfirmedBalance::restored(None),
+            ConfirmedBalance::opening()
+        );
+    }
+
+    #[test]
+    fn the_button_says_sending_while_a_request_is_out_and_send_again_only_after_an_outcome() {
+        assert_eq!(SendLabel::of(false, false), SendLabel::Send);
+        // The first tap: the transfer is kept from the moment it leaves, yet nothing came back.
+        assert_eq!(SendLabel::of(true, true), SendLabel::Sending);
+        assert_eq!(SendLabel::of(true, false), SendLabel::Sending);
+        assert_eq!(SendLabel::of(false, true), SendLabel::SendAgain);
+        assert_eq!(SendLabel::SendAgain.message_id(), "send-again");
+    }
+
+    #[test]
+    fn a_request_is_counted_as_it_leaves() {
+        let mut pending = Pending {
+            key: "k1".into(),
+            to: "tithi".into(),
+            amount: 500,
+            requests: 0,
+        };
+        pending.request_leaves();
+        assert_eq!(pending.requests, 1);
     }
 
     #[test]

@@ -133,7 +133,7 @@ fn TableView(live: LabStream, name: String) -> impl IntoView {
             <summary>
                 <code>{short}</code>
                 " "
-                <span class="hint">{move || tr!("table-rows", { "count" => num(count() as i64) })}</span>
+                <span class="hint" data-testid="table-rows">{move || tr!("table-rows", { "n" => count() as i64, "count" => num(count() as i64) })}</span>
                 {move || summary_extra().map(|s| view! { <span class="hint">" · " {s}</span> })}
             </summary>
             {move || open.get().then(|| {
@@ -165,7 +165,7 @@ fn TableView(live: LabStream, name: String) -> impl IntoView {
                     </div>
                     {(hidden > 0).then(|| view! {
                         <button type="button" class="linkish" on:click=move |_| show_all.set(true)>
-                            {move || tr!("table-show-all", { "count" => num(total as i64) })}
+                            {move || tr!("table-show-all", { "n" => total as i64, "count" => num(total as i64) })}
                         </button>
                     })}
                 }

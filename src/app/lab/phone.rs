@@ -2,14 +2,17 @@
 //! Idempotency-Key at the confirm tap, keeps it in browser storage with the pending transfer
 //! (`key_persistence`), guards the Send button (`button_guard`), lets its HTTP library retry a
 //! timeout on its own (`auto_retries`, `retry_backoff_ms`), and talks to the payment API over
-//! HTTP exactly as `curl` would. What it cannot know, it shows as unknown.
+//! HTTP exactly as `curl` would. What it cannot know, it shows as unknown: its balance is the one
+//! the last receipt it received told it, never the ledger's.
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use super::stream::LabStream;
 use crate::app::i18n::{digits, taka, tr_id};
-use crate::domain::phone::{key_for_tap, parse_amount, Answer, AppSignal, Pending};
+use crate::domain::phone::{
+    key_for_tap, parse_amount, Answer, AppSignal, ConfirmedBalance, Pending, SendLabel,
+};
 use crate::domain::{Receipt, Safeguard, SafeguardValue};
 
 /// Taps closer together than this count as one when the button is guarded (a finger's
@@ -120,7 +123,9 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
     let switch = move |s: Safeguard| {
         state.with(|st| matches!(st.safeguards.get(s), SafeguardValue::On(true)))
     };
-    let balance = move || state.with(|s| s.balances.payments.get("shimul").copied().unwrap_or(0));
+    // Only what the app was told; the stores' balance is for the other panels.
+    let known = RwSignal::new(ConfirmedBalance::opening());
+    let balance = move || known.get().taka();
 
     let screen = RwSignal::new(Screen::Ready);
     let in_flight = RwSignal::new(0u32);
@@ -157,15 +162,15 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     .with_untracked(|s| (s.faults.auto_retries, s.faults.retry_backoff_ms));
                 let mut attempt = 0;
                 let answer = loop {
-                    let answer = http::post_transfer(&sandbox, &key, &intent, amount).await;
                     let _ = pending.try_update(|p| {
                         if let Some(p) = p.as_mut().filter(|p| p.key == key) {
-                            p.requests += 1;
+                            p.request_leaves();
                             if switch_untracked(&live, Safeguard::KeyPersistence) {
                                 storage::save_pending(&sandbox, p);
                             }
                         }
                     });
+                    let answer = http::post_transfer(&sandbox, &key, &intent, amount).await;
                     if answer.library_retries() && attempt < retries {
                         attempt += 1;
                         let _ = screen.try_set(Screen::Backoff);
@@ -176,6 +181,12 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     }
                     break answer;
                 };
+                // Kept only by an app still open: one closed meanwhile never heard this answer.
+                let _ = known.try_update(|k| {
+                    if k.learn(&answer) {
+                        storage::save_balance(&sandbox, k.taka());
+                    }
+                });
                 let _ = in_flight.try_update(|n| *n = n.saturating_sub(1));
                 // An answer is on screen: the next tap is the user's reply to it, not the
                 // second half of a double tap.
@@ -197,6 +208,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
         let sandbox = sandbox.clone();
         let send = send.clone();
         Effect::new(move |_| {
+            known.set(ConfirmedBalance::restored(storage::load_balance(&sandbox)));
             if !switch_untracked(&live, Safeguard::KeyPersistence) {
                 storage::clear_pending(&sandbox);
                 return;
@@ -278,6 +290,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
     };
 
     let amount_locked = move || pending.with(|p| p.is_some()) && switch(Safeguard::KeyPersistence);
+    let label = move || SendLabel::of(busy(), amount_locked());
 
     view! {
         <div class="app" data-screen=move || screen.get().id()>
@@ -320,11 +333,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     <Show when=disabled>
                         <span class="spinner" aria-hidden="true"></span>
                     </Show>
-                    {move || if pending.with(|p| p.is_some()) && switch(Safeguard::KeyPersistence) {
-                        tr!("send-again")
-                    } else {
-                        tr!("send")
-                    }}
+                    {move || tr_id(label().message_id())}
                 </button>
             </form>
             <div class="app-message" data-testid="phone-message" data-state=move || screen.get().id() data-taps=move || taps.get() role="status" aria-live="polite">
@@ -335,9 +344,9 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                 <code data-testid="idempotency-key" data-pending=move || pending.with(|p| p.is_some()).to_string()>
                     {move || pending.get().map(|p| p.key).or_else(|| last_key.get()).unwrap_or_else(|| "—".to_owned())}
                 </code>
-                <span class="hint">
+                <span class="hint" data-testid="key-requests">
                     {move || match pending.get() {
-                        Some(p) => tr!("key-pending", { "requests" => digits(&p.requests.to_string()) }),
+                        Some(p) => tr!("key-pending", { "n" => p.requests, "requests" => digits(&p.requests.to_string()) }),
                         None if last_key.with(Option::is_some) => tr!("key-last"),
                         None => tr!("key-none"),
                     }}
@@ -429,8 +438,9 @@ fn message(screen: Screen) -> AnyView {
     }
 }
 
-/// The app's storage: the pending transfer (the app's own, only with `key_persistence`) and
-/// the lab's intent marker (ground truth for the damage meter, kept whatever the app does).
+/// The app's storage: the pending transfer (the app's own, only with `key_persistence`), the
+/// balance of the last receipt (the app's own, whatever the safeguards), and the lab's intent
+/// marker (ground truth for the damage meter, kept whatever the app does).
 mod storage {
     use crate::domain::phone::Pending;
 
@@ -477,6 +487,10 @@ mod storage {
         let _ = key;
     }
 
+    fn balance_key(sandbox: &str) -> String {
+        format!("pocketpay:{sandbox}:balance")
+    }
+
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
     pub fn load_pending(sandbox: &str) -> Option<Pending> {
         serde_json::from_str(&get(&pending_key(sandbox))?).ok()
@@ -490,6 +504,16 @@ mod storage {
 
     pub fn clear_pending(sandbox: &str) {
         remove(&pending_key(sandbox));
+    }
+
+    /// The balance of the last receipt the app received, if any.
+    #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+    pub fn load_balance(sandbox: &str) -> Option<i64> {
+        get(&balance_key(sandbox))?.parse().ok()
+    }
+
+    pub fn save_balance(sandbox: &str, taka: i64) {
+        set(&balance_key(sandbox), &taka.to_string());
     }
 
     /// The intent of the decision to pay now under way, made on first use.
@@ -510,6 +534,7 @@ mod storage {
     pub fn forget(sandbox: &str) {
         clear_pending(sandbox);
         clear_intent(sandbox);
+        remove(&balance_key(sandbox));
     }
 }
 

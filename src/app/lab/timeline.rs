@@ -16,7 +16,7 @@ use super::clock_control;
 use super::stream::{LabStream, View};
 use super::{export_run, state_at};
 use crate::app::format::{clock_text, event_time_text, row_time_text, speed_text};
-use crate::app::i18n::{digits, num, taka, tr_args, tr_id};
+use crate::app::i18n::{digits, num, taka, tr_args, tr_count, tr_id};
 #[cfg(feature = "hydrate")]
 use crate::domain::{ClockCommand, ClockMode};
 use crate::domain::{EventKind, Layer, Outcome, TimelineEvent};
@@ -257,7 +257,9 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
             <p class="hint">
                 {move || if live.connected.get() { tr!("stream-connected") } else { tr!("stream-waiting") }}
                 " · "
-                {move || tr!("events-count", { "count" => num(count.get() as i64) })}
+                <span data-testid="events-count">
+                    {move || tr!("events-count", { "n" => count.get() as i64, "count" => num(count.get() as i64) })}
+                </span>
             </p>
             <Legend />
             <div class="rewind">
@@ -361,7 +363,7 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                                 <dt>{move || tr!("details-time")}</dt><dd>{move || event_time_text(e.at_ms)}</dd>
                                 <dt>{move || tr!("details-lane")}</dt><dd>{move || tr_id(&format!("layer-{}", e.layer.id()))}</dd>
                                 <dt>{move || tr!("details-outcome")}</dt><dd>{move || tr_id(&format!("outcome-{}", e.outcome.id()))}</dd>
-                                <dt>{move || tr!("details-chain")}</dt><dd><code>{e.correlation.clone().unwrap_or_else(|| "—".into())}</code> {move || tr!("details-chain-size", { "count" => num(chain_len as i64) })}</dd>
+                                <dt>{move || tr!("details-chain")}</dt><dd><code>{e.correlation.clone().unwrap_or_else(|| "—".into())}</code> {move || tr!("details-chain-size", { "n" => chain_len as i64, "count" => num(chain_len as i64) })}</dd>
                             </dl>
                             <pre class="details-json">{details}</pre>
                             <button type="button" data-testid="rewind-here" on:click=move |_| rewind(id)>{move || tr!("rewind-here")}</button>
@@ -630,7 +632,14 @@ pub fn describe(e: &TimelineEvent) -> String {
                 ("sms", num(d["sms"].as_i64().unwrap_or(0))),
             ]
         }
-        EventKind::LogRetentionApplied => vec![("count", num(n("deleted")))],
+        EventKind::LogRetentionApplied => {
+            let deleted = n("deleted");
+            return tr_count(
+                "ev-log_retention_applied",
+                deleted,
+                &[("count", num(deleted))],
+            );
+        }
         EventKind::RequestSent => vec![("amount", taka(n("amount")))],
         EventKind::LbRouted => vec![("instance", num(n("instance")))],
         EventKind::LbRetried => vec![("attempt", num(n("attempt")))],
@@ -645,7 +654,10 @@ pub fn describe(e: &TimelineEvent) -> String {
         EventKind::InsufficientFunds => vec![("balance", taka(n("balance")))],
         EventKind::InstanceCrashed => vec![("crash", word("crash"))],
         EventKind::StuckKeyCompleted => vec![("txn", word("txn"))],
-        EventKind::PartitionsDropped => vec![("rows", num(n("rows")))],
+        EventKind::PartitionsDropped => {
+            let rows = n("rows");
+            return tr_count("ev-partitions_dropped", rows, &[("rows", num(rows))]);
+        }
         EventKind::EventPublished => vec![("by", word("by"))],
         EventKind::RecordAppended => vec![
             ("topic", word("topic")),
@@ -653,7 +665,10 @@ pub fn describe(e: &TimelineEvent) -> String {
             ("offset", n("offset").to_string()),
         ],
         EventKind::ResendAppended => vec![("offset", n("offset").to_string())],
-        EventKind::FraudApproved => vec![("audit", num(n("audit_rows")))],
+        EventKind::FraudApproved => {
+            let audit = n("audit_rows");
+            return tr_count("ev-fraud_approved", audit, &[("audit", num(audit))]);
+        }
         EventKind::Credited | EventKind::SmsSent => {
             vec![("amount", taka(n("amount"))), ("again", again("ev-again"))]
         }
