@@ -1,0 +1,128 @@
+//! The two languages say the same things: every message is in both locale files, and every
+//! message the code asks for exists, whether it names it literally (`tr!("…")`, `tr_id("…")`,
+//! `"ev-…"`) or builds it from an id of the shared vocabulary (`safeguard-{id}-catches`,
+//! `layer-{id}`, `damage-{figure}` …). Run: `cargo test --features ssr --test locales`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use pocketpay_lab::domain::{CrashPoint, Damage, Layer, Outcome, Safeguard};
+
+fn messages(lang: &str) -> BTreeSet<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("locales/{lang}/main.ftl"));
+    std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let (id, _) = line.split_once(" =")?;
+            let ok = id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                && id.starts_with(|c: char| c.is_ascii_lowercase());
+            ok.then(|| id.to_owned())
+        })
+        .collect()
+}
+
+/// Every message id the code names as a literal.
+fn literal_ids() -> BTreeSet<String> {
+    let mut ids = BTreeSet::new();
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for opener in ["tr!(\"", "tr_id(\"", "tr_args(\"", "tr_count(\""] {
+                for piece in text.split(opener).skip(1) {
+                    if let Some(id) = piece.split('"').next() {
+                        ids.insert(id.to_owned());
+                    }
+                }
+            }
+            for piece in text.split("\"ev-").skip(1) {
+                if let Some(rest) = piece.split('"').next() {
+                    if rest
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                    {
+                        ids.insert(format!("ev-{rest}"));
+                    }
+                }
+            }
+        }
+    }
+    ids
+}
+
+/// Every message id the code builds from an id of the shared vocabulary.
+fn built_ids() -> BTreeSet<String> {
+    let mut ids = BTreeSet::new();
+    for s in Safeguard::ALL {
+        ids.insert(format!("safeguard-{}-catches", s.id()));
+        ids.insert(format!("safeguard-{}-without", s.id()));
+    }
+    for l in Layer::ALL {
+        ids.insert(format!("layer-{}", l.id()));
+        ids.insert(format!("lane-short-{}", l.id()));
+    }
+    for o in Outcome::ALL {
+        ids.insert(format!("outcome-{}", o.id()));
+    }
+    for c in CrashPoint::ALL {
+        ids.insert(format!("crash-{}", c.id()));
+    }
+    let damage = serde_json::to_value(Damage::default()).unwrap();
+    for figure in damage.as_object().unwrap().keys() {
+        if figure == "money_in_flight" {
+            continue; // read by the verdict's sentence, not a figure of its own
+        }
+        ids.insert(format!("damage-{figure}"));
+        ids.insert(format!("damage-{figure}-means"));
+    }
+    for store in ["payments", "broker", "fraud", "wallet", "sms", "lab"] {
+        ids.insert(format!("store-{store}"));
+    }
+    for fault in [
+        "request_loss_pct",
+        "response_loss_pct",
+        "latency_ms",
+        "phone_timeout_ms",
+        "auto_retries",
+        "retry_backoff_ms",
+        "lb_retry",
+        "gateway_latency_ms",
+    ] {
+        ids.insert(format!("fault-{fault}"));
+        ids.insert(format!("fault-{fault}-hint"));
+    }
+    ids
+}
+
+#[test]
+fn both_languages_have_the_same_messages() {
+    let (bn, en) = (messages("bn"), messages("en"));
+    assert!(bn.len() > 200, "{} Bangla messages", bn.len());
+    let only_bn: Vec<_> = bn.difference(&en).collect();
+    let only_en: Vec<_> = en.difference(&bn).collect();
+    assert!(
+        only_bn.is_empty() && only_en.is_empty(),
+        "only in Bangla: {only_bn:?}; only in English: {only_en:?}"
+    );
+}
+
+#[test]
+fn every_message_the_code_asks_for_exists_in_both_languages() {
+    let (bn, en) = (messages("bn"), messages("en"));
+    let wanted: BTreeSet<String> = literal_ids().union(&built_ids()).cloned().collect();
+    assert!(wanted.len() > 150, "only {} ids found", wanted.len());
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter(|id| !bn.contains(*id) || !en.contains(*id))
+        .cloned()
+        .collect();
+    assert!(missing.is_empty(), "asked for but missing: {missing:?}");
+}
