@@ -1,7 +1,7 @@
 //! All sandboxes of one server: making them, finding them (loading a saved one on first use),
 //! unloading idle ones, deleting expired ones, and the caps that keep a classroom on one machine.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -28,6 +28,9 @@ struct Inner {
     shutdown: watch::Sender<bool>,
     /// One token bucket per sandbox id: the API's rate limit.
     buckets: std::sync::Mutex<HashMap<Uuid, Bucket>>,
+    /// Running sandboxes that still carry the "untouched" mark, so that a request finds out
+    /// without asking the disk whether it is the first use.
+    untouched: std::sync::Mutex<HashSet<Uuid>>,
 }
 
 /// A token bucket: `tokens` refill at the configured rate up to the burst.
@@ -72,6 +75,7 @@ impl Lab {
             streams: AtomicUsize::new(0),
             shutdown,
             buckets: std::sync::Mutex::new(HashMap::new()),
+            untouched: std::sync::Mutex::new(HashSet::new()),
         }));
         let reaper = lab.clone();
         tokio::spawn(async move { reaper.reap_forever().await });
@@ -106,6 +110,7 @@ impl Lab {
         let handle = sandbox::create(&dir, id, seed, mode).await?;
         touch(&dir).await;
         let _ = tokio::fs::write(dir.join(UNTOUCHED_FILE), b"").await;
+        self.untouched().insert(id);
         loaded.insert(id, handle.clone());
         tracing::info!(sandbox = %id, seed, "sandbox created");
         Ok(handle)
@@ -172,18 +177,44 @@ impl Lab {
         self.make_room_in_memory(&mut loaded).await?;
         let handle = sandbox::open(&dir).await?;
         touch(&dir).await;
+        if tokio::fs::try_exists(dir.join(UNTOUCHED_FILE))
+            .await
+            .unwrap_or(false)
+        {
+            self.untouched().insert(id);
+        }
         self.mark_used(id).await;
         loaded.insert(id, handle.clone());
         tracing::info!(sandbox = %id, "sandbox loaded");
         Ok(handle)
     }
 
-    /// Takes the "untouched" mark off a sandbox somebody came back to.
+    /// Takes the "untouched" mark off a sandbox somebody came back to: a look in memory on
+    /// every request, the disk only on the first use.
     async fn mark_used(&self, id: Uuid) {
-        let marker = self.dir(id).join(UNTOUCHED_FILE);
-        if tokio::fs::try_exists(&marker).await.unwrap_or(false) {
-            let _ = tokio::fs::remove_file(&marker).await;
+        if self.untouched().remove(&id) {
+            let _ = tokio::fs::remove_file(self.dir(id).join(UNTOUCHED_FILE)).await;
         }
+    }
+
+    fn untouched(&self) -> std::sync::MutexGuard<'_, HashSet<Uuid>> {
+        self.0.untouched.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every sandbox folder on disk, by id.
+    async fn sandbox_dirs(&self) -> Result<Vec<(Uuid, PathBuf)>, LabError> {
+        let mut dirs = Vec::new();
+        let mut entries = tokio::fs::read_dir(self.0.config.data_dir.join("sandboxes")).await?;
+        while let Some(entry) = entries.next_entry().await? {
+            if let Some(id) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| Uuid::parse_str(n).ok())
+            {
+                dirs.push((id, entry.path()));
+            }
+        }
+        Ok(dirs)
     }
 
     /// At the disk cap, deletes the least recently made sandbox nobody came back to; if every
@@ -193,25 +224,18 @@ impl Lab {
         loaded: &mut HashMap<Uuid, SandboxHandle>,
     ) -> Result<(), LabError> {
         let max = self.0.config.max_sandboxes;
-        let mut on_disk = self.count_on_disk().await?;
+        let dirs = self.sandbox_dirs().await?;
+        let mut on_disk = dirs.len();
         if on_disk < max {
             return Ok(());
         }
         let mut untouched = Vec::new();
-        let mut entries = tokio::fs::read_dir(self.0.config.data_dir.join("sandboxes")).await?;
-        while let Some(entry) = entries.next_entry().await? {
-            let Some(id) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| Uuid::parse_str(n).ok())
-            else {
-                continue;
-            };
-            if tokio::fs::try_exists(entry.path().join(UNTOUCHED_FILE))
+        for (id, path) in dirs {
+            if tokio::fs::try_exists(path.join(UNTOUCHED_FILE))
                 .await
                 .unwrap_or(false)
             {
-                untouched.push((last_used_age(&entry.path()).await, id));
+                untouched.push((last_used_age(&path).await, id));
             }
         }
         // Oldest first.
@@ -228,6 +252,7 @@ impl Lab {
                 handle.shutdown().await;
             }
             tokio::fs::remove_dir_all(self.dir(id)).await?;
+            self.untouched().remove(&id);
             on_disk -= 1;
             tracing::info!(sandbox = %id, "unused sandbox deleted to make room");
         }
@@ -315,15 +340,6 @@ impl Lab {
         }
     }
 
-    async fn count_on_disk(&self) -> Result<usize, LabError> {
-        let mut entries = tokio::fs::read_dir(self.0.config.data_dir.join("sandboxes")).await?;
-        let mut n = 0;
-        while entries.next_entry().await?.is_some() {
-            n += 1;
-        }
-        Ok(n)
-    }
-
     async fn reap_forever(&self) {
         let mut shutdown = self.shutdown_signal();
         let mut tick = tokio::time::interval(self.0.config.reap_every);
@@ -356,21 +372,12 @@ impl Lab {
             tracing::info!(sandbox = %handle.id, "sandbox unloaded after idling");
         }
         let loaded = self.0.loaded.lock().await;
-        let mut entries = tokio::fs::read_dir(self.0.config.data_dir.join("sandboxes")).await?;
-        while let Some(entry) = entries.next_entry().await? {
-            let Some(id) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| Uuid::parse_str(n).ok())
-            else {
-                continue;
-            };
+        for (id, path) in self.sandbox_dirs().await? {
             if loaded.contains_key(&id) {
                 continue;
             }
-            let age = last_used_age(&entry.path()).await;
-            if age >= self.0.config.sandbox_ttl {
-                tokio::fs::remove_dir_all(entry.path()).await?;
+            if last_used_age(&path).await >= self.0.config.sandbox_ttl {
+                tokio::fs::remove_dir_all(&path).await?;
                 tracing::info!(sandbox = %id, "expired sandbox deleted");
             }
         }
