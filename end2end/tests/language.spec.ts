@@ -11,12 +11,8 @@ test.afterEach(async ({}, info) => {
 });
 
 test('the SMS sender and the replay form speak the page language', async ({ page }) => {
-  const created = await page.request.post('/api/sandboxes', { data: { seed: SEED } });
-  expect(created.status(), `seed ${SEED}`).toBe(201);
-  const id: string = (await created.json()).id;
   const lab = new LabPage(page);
-  await page.goto(`/lab/${id}`);
-  await lab.hydrated();
+  await lab.openSeeded(SEED);
   await lab.fast();
   expect(await lab.tap()).toBe('receipt');
   await expect(lab.smsList.locator('.sms-from')).toHaveText('পকেটপে');

@@ -11,12 +11,8 @@ test.afterEach(async ({}, info) => {
 });
 
 test('the table off shows the claim, fingerprint, recovery and window as inactive, and why', async ({ page }) => {
-  const created = await page.request.post('/api/sandboxes', { data: { seed: SEED } });
-  expect(created.status(), `seed ${SEED}`).toBe(201);
-  const id: string = (await created.json()).id;
   const lab = new LabPage(page);
-  await page.goto(`/lab/${id}`);
-  await lab.hydrated();
+  await lab.openSeeded(SEED);
 
   const rows = page.locator('li.safeguard');
   await expect(rows).toHaveCount(14);
