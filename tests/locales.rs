@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use pocketpay_lab::domain::explain::STATUS_WORDS;
 use pocketpay_lab::domain::{CrashPoint, Damage, Layer, Outcome, Safeguard};
 
 fn messages(lang: &str) -> BTreeSet<String> {
@@ -62,6 +63,7 @@ fn literal_ids() -> BTreeSet<String> {
 fn built_ids() -> BTreeSet<String> {
     let mut ids = BTreeSet::new();
     for s in Safeguard::ALL {
+        ids.insert(format!("safeguard-{}-name", s.id()));
         ids.insert(format!("safeguard-{}-catches", s.id()));
         ids.insert(format!("safeguard-{}-without", s.id()));
     }
@@ -82,6 +84,20 @@ fn built_ids() -> BTreeSet<String> {
         }
         ids.insert(format!("damage-{figure}"));
         ids.insert(format!("damage-{figure}-means"));
+    }
+    for code in STATUS_WORDS {
+        ids.insert(format!("status-{code}"));
+    }
+    ids.insert("status-other".to_owned());
+    // What each kind of event means (`explain-…`): the literals of `explain::meaning`.
+    let explain = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/domain/explain.rs"),
+    )
+    .unwrap();
+    let body = explain.split("fn meaning(").nth(1).unwrap();
+    let body = body.split("\n}\n").next().unwrap();
+    for piece in body.split("=> \"").skip(1) {
+        ids.insert(format!("explain-{}", piece.split('"').next().unwrap()));
     }
     for store in ["payments", "broker", "fraud", "wallet", "sms", "lab"] {
         ids.insert(format!("store-{store}"));

@@ -44,11 +44,13 @@ test.describe('the sandbox clock, live from the server', () => {
     await lab.jump('hour');
     await expect.poll(() => lab.nowMs()).toBe(stepped + HOUR);
     await expect(page.locator('[data-kind="clock_jumped"]')).toHaveCount(1);
-    await expect(page.locator('[data-layer="jobs"]').first()).toBeVisible();
+    // The hour's routine jobs are on the jobs lane, or folded into one row of the timeline.
+    await expect(page.locator('[data-layer="jobs"], [data-testid="timeline-fold"]').first()).toBeVisible();
 
     await lab.jump('day');
     await expect.poll(() => lab.nowMs()).toBe(stepped + 25 * HOUR);
-    // A day of hourly jobs ran on the way, each on the jobs lane.
+    // A day of hourly jobs ran on the way, each on the jobs lane once routine jobs are shown.
+    await page.getByTestId('show-routine').check();
     await expect.poll(() => page.locator('[data-kind="inbox_cleaned"]').count()).toBeGreaterThanOrEqual(24);
 
     await lab.speed.selectOption('10');

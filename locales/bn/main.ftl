@@ -138,7 +138,7 @@ damage-support_tickets = সাপোর্ট টিকিট
 damage-support_tickets-means = প্রতিটি ক্ষতিগ্রস্ত transfer-এর জন্য একটি রাগান্বিত ফোন কল।
 
 # Timeline (ঘটনার তালিকা)
-events-title = Timeline — প্রতিটি স্তর, প্রতিটি ঘটনা
+events-title = টাইমলাইন: প্রতিটি স্তর, প্রতিটি ঘটনা
 events-none = এখনও কোনো ঘটনা আসেনি।
 stream-connected = সার্ভারের সঙ্গে সরাসরি যুক্ত
 stream-waiting = সংযোগের অপেক্ষায়…
@@ -179,17 +179,17 @@ ev-request_sent = { $amount } পাঠানোর request রওনা হল�
 ev-request_lost = নেটওয়ার্কে request হারিয়ে গেল
 ev-lb_routed = load balancer পাঠাল instance { $instance }-এ
 ev-lb_retried = instance সাড়া দেয়নি; load balancer আবার পাঠাল (চেষ্টা { $attempt })
-ev-lb_gave_up = কোনো instance সাড়া দেয়নি: load balancer 504 দিল
+ev-lb_gave_up = কোনো instance সাড়া দেয়নি: load balancer ৫০৪ দিল
 ev-lb_late_answer_dropped = দেরিতে আসা উত্তর load balancer ফেলে দিল
 ev-key_claimed = key-টি claim করা হলো: IN_PROGRESS অবস্থার একটি সারি commit করা হয়েছে
 ev-key_lookup_empty = look-up-এ কিছু নেই (লেখা হবে কাজের পরে: look-then-write)
 ev-key_not_checked = idempotency table বন্ধ: যা আসে তা-ই চলে
-ev-key_in_progress = একই key এখনও চলছে: 409
+ev-key_in_progress = একই key এখনও চলছে: ৪০৯
 ev-response_replayed = আগের উত্তর হুবহু ফেরত গেল ({ $status })
-ev-key_reused = একই key, অন্য body: 422
+ev-key_reused = একই key, অন্য body: ৪২২
 ev-debited = { $amount } কাটা হলো, { $txn }{ $again }
 ev-ledger_duplicate = ledger-এর UNIQUE(transfer_id) দ্বিতীয় debit আটকাল
-ev-insufficient_funds = ব্যালান্স { $balance }, যথেষ্ট নয়: 422
+ev-insufficient_funds = ব্যালান্স { $balance }, যথেষ্ট নয়: ৪২২
 ev-instance_crashed = instance ক্র্যাশ করল ({ $crash })
 ev-response_lost = ফেরার পথে উত্তর হারিয়ে গেল
 ev-response_delivered = উত্তর পৌঁছাল: { $status }
@@ -216,7 +216,7 @@ ev-consumer_crashed = local commit-এর পরে offset commit-এর আগ�
 ev-replay_started = { $consumer } আবার পড়া শুরু হলো (replay)
 
 # Inspector
-inspector-title = Inspector — প্রতিটি store-এর প্রতিটি table
+inspector-title = ভেতরে দেখুন: প্রতিটি store-এর প্রতিটি table
 inspector-hint = সরাসরি সারিগুলো, নতুনগুলো আগে (প্রতি table-এ সর্বোচ্চ { $rows }টি)। প্রতিটি সার্ভিসের নিজের database; কোনো transaction দুটি সার্ভিসে ছড়ায় না।
 store-payments = payment API (payments)
 store-broker = broker, Kafka-র শিক্ষামূলক মডেল (broker)
@@ -229,9 +229,9 @@ table-empty = কোনো সারি নেই।
 table-show-all = সব { $count }টি সারি দেখান
 table-partitions = দৈনিক partition: দিন { $list }
 
-# Instructor প্যানেল
-instructor-title = Instructor
-presenter-mode = Presenter মোড
+# শিক্ষকের প্যানেল
+instructor-title = শিক্ষকের প্যানেল
+presenter-mode = প্রজেক্টরের জন্য বড় লেখা
 reset = আবার শুরু করুন: শিমুল ৳২,০০০, তিথি ৳০, খালি টেবিল, সব guard চালু
 share-link = এই ল্যাবটিই অন্য স্ক্রিনে খুলুন
 share-link-hint = এই লিংক যার কাছে থাকবে, সে-ই এই sandbox দেখতে ও চালাতে পারবে।
@@ -253,7 +253,7 @@ clock-jump = সময় এগিয়ে নিন
 jump-minute = +১ মিনিট
 jump-hour = +১ ঘণ্টা
 jump-day = +১ দিন
-safeguards-title = Safeguard
+safeguards-title = আপনার সুইচ: রক্ষাকবচগুলো
 hours-whole-number = ঘণ্টা লিখুন ১ থেকে ৮৭৮৪-এর মধ্যে একটি পূর্ণ সংখ্যায়।
 safeguard-button_guard-catches = আঙুলের double tap: ফল না আসা পর্যন্ত বোতাম spinner-সহ বন্ধ থাকে।
 safeguard-button_guard-without = প্রতিটি tap নিজের request পাঠায়।
@@ -263,10 +263,10 @@ safeguard-idempotency_table-catches = নিজের retry, library-র auto-re
 safeguard-idempotency_table-without = প্রতিটি retry আবার চলে: শিমুলের টাকা দুবার কাটে।
 safeguard-atomic_claim-catches = একই key-তে ৫০ ms ব্যবধানে দুটি request: কাজের আগেই INSERT করে commit করা claim।
 safeguard-atomic_claim-without = দুটি request-ই key খুঁজে পায় না, দুটিই debit করে।
-safeguard-fingerprint_check-catches = ক্লায়েন্টের bug, একই key অন্য অঙ্কে: 422।
+safeguard-fingerprint_check-catches = ক্লায়েন্টের bug, একই key অন্য অঙ্কে: ৪২২।
 safeguard-fingerprint_check-without = ৳৫,০০০-এর request-এ ৳৫০০-এর পুরোনো উত্তর ফেরত আসে, নয়তো নতুন body চলে।
 safeguard-stuck_recovery-catches = claim আর সমাপ্তির মাঝে crash: ৬০ সেকেন্ড পরে একটি job ledger দেখে key মীমাংসা করে।
-safeguard-stuck_recovery-without = crash-এ IN_PROGRESS থেকে যাওয়া key আটকে থাকে: প্রতিটি retry চিরকাল 409 পায়।
+safeguard-stuck_recovery-without = crash-এ IN_PROGRESS থেকে যাওয়া key আটকে থাকে: প্রতিটি retry চিরকাল ৪০৯ পায়।
 safeguard-window_hours-catches = key কতক্ষণ রাখা হয় (৪৮ ঘণ্টা: এক দিনের retry আর এক দিনের বাড়তি), দৈনিক partition-এ।
 safeguard-window_hours-without = window-এর পরে আসা retry নতুন transfer হিসেবে চলে।
 safeguard-ledger_unique-catches = ওপরের যেকোনো bug: UNIQUE(transfer_id) দ্বিতীয় debit ফিরিয়ে দেয়। শেষ পাহারাদার।
@@ -298,7 +298,7 @@ crash-mode-once = একবার
 crash-mode-always = সবসময়
 crash-mode-05 = অর্ধেক সময়
 crash-mode-01 = দশবারে একবার
-replay-title = consumer replay
+replay-title = consumer-কে পিছিয়ে আবার পড়ানো (replay)
 replay-hint = একটি consumer group-কে সময়ে পিছিয়ে দেয়; সে ওই event-গুলো আবার পড়ে।
 replay-consumer = consumer
 replay-consumer-wallet = wallet সার্ভিস (তিথিকে জমা দেয়)
@@ -308,12 +308,12 @@ replay-days = কত দিন আগে থেকে
 replay-start = replay চালান
 replay-done = replay শুরু হয়েছে; timeline দেখুন।
 replay-days-invalid = দিন লিখুন ০ থেকে { $max }-এর মধ্যে একটি সংখ্যায়।
-seed-title = Seed
+seed-title = বীজ (seed)
 seed-current = এই sandbox-এর seed:
 seed-hint = একই seed আর একই ক্রিয়া দিলে timeline একই হয়।
 seed-new = নতুন sandbox-এর seed (ফাঁকা রাখলে এলোমেলো)
 seed-open = নতুন sandbox খুলুন
-seed-invalid = seed হলো ০ থেকে 18446744073709551615-এর মধ্যে একটি পূর্ণ সংখ্যা।
+seed-invalid = seed হলো ০ থেকে ১৮৪৪৬৭৪৪০৭৩৭০৯৫৫১৬১৫-এর মধ্যে একটি পূর্ণ সংখ্যা।
 
 # লেন-ভিত্তিক timeline
 events-count = { $count }টি ঘটনা
@@ -371,3 +371,92 @@ ev-tapped = Send চাপা হলো
 ev-tap_ignored = বোতাম পাহারায় থাকা অবস্থায় চাপ: উপেক্ষিত (button_guard)
 ev-key_made = চাপের মুহূর্তে নতুন Idempotency-Key তৈরি হলো
 ev-key_kept = রাখা key-টিই আবার গেল: সার্ভার বুঝবে এটা একই চেষ্টা
+
+# মানুষের ভাষায় রক্ষাকবচের নাম (ল্যাবে পাশে id থাকে)
+safeguard-button_guard-name = ব্যস্ত Send বোতাম
+safeguard-key_persistence-name = অ্যাপ key মনে রাখে
+safeguard-idempotency_table-name = সার্ভার প্রতিটি key মনে রাখে
+safeguard-atomic_claim-name = কাজের আগে key দখল
+safeguard-fingerprint_check-name = এক key, এক body
+safeguard-stuck_recovery-name = আটকে থাকা key ছাড়ানো
+safeguard-window_hours-name = key কত ঘণ্টা রাখা হয়
+safeguard-ledger_unique-name = ledger-এর শেষ পাহারা
+safeguard-outbox-name = debit-এর সঙ্গেই event
+safeguard-idempotent_producer-name = log আবার পাঠানো batch ফেলে দেয়
+safeguard-transactions-name = লেখা আর offset একসঙ্গে
+safeguard-wallet_inbox-name = wallet-এর inbox
+safeguard-sms_inbox-name = SMS সার্ভিসের inbox
+safeguard-inbox_window_hours-name = inbox কত ঘণ্টা মনে রাখে
+
+# status code-এর মানে
+status-line = { $code }: { $words }
+status-201 = তৈরি হলো, transfer সম্পন্ন
+status-400 = request-টাই ভুল; কিছুই করা হয়নি
+status-401 = অচেনা ব্যবহারকারী
+status-404 = এমন কোনো sandbox নেই
+status-409 = একই key-র কাজ এখনও চলছে
+status-422 = এই key অন্য body নিয়ে এসেছে, নয়তো ব্যালান্স কম
+status-429 = খুব বেশি request; একটু থেমে আবার চেষ্টা করুন
+status-500 = সার্ভারে গোলমাল হয়েছে
+status-502 = gateway কাজে লাগার মতো উত্তর পায়নি
+status-503 = সার্ভার ব্যস্ত
+status-504 = gateway অপেক্ষা ছেড়ে দিল; ফল অজানা
+status-other = একটি HTTP status
+
+# বেছে নেওয়া ঘটনার ব্যাখ্যা
+explain-caught-by = ধরেছে:
+explain-would-catch = যে পাহারা এটা ধরত (এখন বন্ধ, বা সময় কম রাখা):
+explain-no-switch = ল্যাবের কোনো সুইচ এই কপি থামায় না: audit সারিটি log-এর transaction-এর বাইরে লেখা হয়, তাই এর নিজের একটি inbox ছাড়া একে থামানো যায় না।
+explain-debited-escaped = শিমুল একবারই টাকা পাঠাতে চেয়েছিলেন, অথচ ledger-এ সেই সিদ্ধান্তের দ্বিতীয় debit: তাঁর টাকা দুবার কাটল। পথে কেউ এই request-কে কপি বলে চেনেনি।
+explain-credited-escaped = যে transfer-এর টাকা তিথি আগেই পেয়েছেন, তার জন্য আবার জমা: এই টাকা পকেটপে দিচ্ছে নিজের পকেট থেকে।
+explain-sms-escaped = তিথি একই SMS আবার পেলেন। টাকা নড়েনি, কিন্তু পড়ে মনে হয় আরেকবার টাকা এসেছে।
+explain-fraud-escaped = যে event fraud check আগেই অনুমোদন করেছিল, তার ওপর সে আবার চলল; তার audit table-এ এখন সেই সারি দুবার।
+explain-resend-appended = broker-এর ack হারিয়েছিল, producer batch-টি আবার পাঠাল, আর log সেটি দ্বিতীয়বার যোগ করল: প্রতিটি consumer এই event দুবার পড়বে।
+explain-request-lost = request সার্ভারে পৌঁছায়ইনি। কিছুই ঘটেনি, কিন্তু ফোনের তা জানার উপায় নেই।
+explain-response-lost = সার্ভার কাজটা করেছে, কিন্তু ফেরার পথে উত্তর হারিয়ে গেছে। ফোন দেখবে শুধু timeout: গল্পের duplicate-এর জন্ম এখানেই।
+explain-caller-timed-out = ফোন অপেক্ষা ছেড়ে দিল। এখান থেকে হারানো request আর হারানো উত্তর একই রকম দেখায়, তাই টাকা গেছে কি না সে জানে না।
+explain-response-too-late = ফোন হাল ছাড়ার পরে উত্তর এল: শিমুলকে ততক্ষণে আবার চেষ্টা করতে বলা হয়ে গেছে।
+explain-event-lost = dual write: debit commit হয়েছে, কিন্তু event log-এ পৌঁছায়নি, তাই তিথি কখনো টাকা পাবেন না। outbox থাকলে event debit-এর সঙ্গেই সংরক্ষিত থাকত।
+explain-ack-lost = broker batch-টি লিখেছে, কিন্তু তার প্রাপ্তিস্বীকার হারিয়ে গেছে: producer তা জানতে পারে না, তাই আবার পাঠাবে।
+explain-instance-crashed = একটি API process request-এর মাঝপথে মারা গেল, স্মৃতিতে যা ছিল হারাল; যা commit করেছিল তা database-এ থেকে গেল।
+explain-relay-crashed = relay event প্রকাশ করেছে, কিন্তু পাঠানো হয়েছে বলে চিহ্ন দেওয়ার আগেই মারা গেছে: আবার চালু হয়ে সে আবার প্রকাশ করবে, কপিটি inbox-কে ধরতে হবে।
+explain-fraud-crashed = fraud check অনুমোদনের event লিখেছে, কিন্তু offset commit-এর আগেই মারা গেছে: আবার চালু হয়ে সে একই event আবার পড়বে।
+explain-consumer-crashed = consumer নিজের কাজ local-এ শেষ করেছে, কিন্তু offset commit-এর আগেই মারা গেছে: সে এই event আবার পড়বে, আর তার inbox-কে সেটা চিনতে হবে।
+explain-key-claimed = claim মানে IN_PROGRESS অবস্থার একটি সারির একটিমাত্র INSERT, টাকা নড়ার আগেই commit করা। key আগে থেকে থাকলে INSERT ব্যর্থ হয়: আগে খুঁজে দেখার দৌড় নেই, primary key-ই রায় দেয়।
+explain-key-not-checked = idempotency table বন্ধ: সার্ভার key দেখেই না, তাই প্রতিটি কপি আবার চলে।
+explain-key-lookup-empty = আগে দেখো, পরে লেখো: সার্ভার খুঁজে key পায়নি, লিখবে কাজ শেষ হলে। এর মধ্যে আসা দ্বিতীয় request-ও কিছুই খুঁজে পায় না।
+explain-outbox-written = event লেখা হয়েছে debit-এর একই transaction-এ: দুটিই থাকবে, নয়তো কোনোটিই না। relay পরে এটি প্রকাশ করবে।
+explain-debited = শিমুলের অ্যাকাউন্ট থেকে টাকা গেল: ledger-এ একটি সারি, যার transfer id তাঁর key থেকে তৈরি।
+explain-lb-retried = load balancer একটি instance থেকে উত্তর পায়নি, তাই একই request আরেকটিতে পাঠাল: এমন retry, যা ফোন কখনো দেখে না।
+explain-key-made = টাকা পাঠানোর নতুন সিদ্ধান্ত, তাই নতুন key। এই পেমেন্টের প্রতিটি retry-তে এই key-ই যেতে হবে।
+explain-partitions-dropped = রাতের কাজ window-এর চেয়ে পুরোনো প্রতিটি দিনের key এক ধাক্কায় মুছে দেয়, সারি ধরে ধরে নয়। ল্যাব চলে SQLite-এ, যার table partition নেই: এখানে একটি দিনের partition মানে সেই দিনের নম্বরওয়ালা সারিগুলো।
+explain-routine = ঘড়ি ধরে চলা রক্ষণাবেক্ষণ, কারও করা কিছু নয়। timeline এগুলো ভাঁজ করে রাখে।
+explain-replay-started = একটি consumer group-কে সময়ে পিছিয়ে দেওয়া হলো, সে পুরোনো event আবার পড়ছে: inbox সেগুলো মনে রাখলে তবেই দ্বিতীয়বার টাকা যায় না।
+details-facts = কাঁচা তথ্য (JSON)
+
+# timeline-এ নিয়মিত কাজ
+routine-show = নিয়মিত কাজগুলোও দেখান
+routine-folded = ({ $count }টি ভাঁজ করা)
+routine-fold = { $count }টি নিয়মিত কাজ ভাঁজ করা (দেখতে চাপুন)
+
+# ফোনের পর্দার ওপরের বার
+summary-label = ledger আর wallet-এর ব্যালান্স, আর কোনো ক্ষতি হয়েছে কি না
+summary-shimul = শিমুল (ledger)
+summary-tithi = তিথি (wallet)
+summary-harm = ⚠ ক্ষতি হয়েছে
+summary-in-flight = টাকা পথে আছে
+summary-no-harm = কোনো ক্ষতি নেই
+
+# শিক্ষার্থীর সুইচ
+switches-hint = একটি পাহারা বন্ধ করে দেখুন সে কী আটকে রাখছিল; ফল দেখাবে timeline আর ক্ষতির মিটার। নতুন বা আবার শুরু করা sandbox-এ সব পাহারা চালু থাকে।
+switches-phone = শিমুলের ফোনে
+switches-api = payment API-তে
+switches-ledger = ledger-এ
+switches-after = পেমেন্টের পরে: outbox, broker, তিথির সার্ভিস
+switches-all-on = সব চালু
+switches-some-off = { $count }টি বন্ধ
+inspector-open = table-গুলো দেখতে চাপুন
+instructor-open = খুলতে চাপুন: ঘড়ি, crash, replay, বীজ
+attacks-open = সাজানো আক্রমণ (দৃশ্য ৩ আর ৪)
+claim-title = claim: একটিমাত্র INSERT, রায় দেয় key
+claim-hint = API আগে খুঁজে দেখে না। সে একটি IN_PROGRESS সারি INSERT করে; key আগে থেকে থাকলে INSERT কিছুই বদলায় না, আর সেই ফলই রায়। SQLite-এ table partition নেই, তাই এখানে "দৈনিক partition" মানে একটি দিনের নম্বরওয়ালা সারিগুলো; NOT EXISTS খুঁজে পায় আগের কোনো দিনে claim করা key, যা এখনও window-এর ভেতরে।

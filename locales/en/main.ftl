@@ -271,7 +271,7 @@ clock-jump = Move time ahead
 jump-minute = +1 minute
 jump-hour = +1 hour
 jump-day = +1 day
-safeguards-title = Safeguards
+safeguards-title = Your switches: the safeguards
 hours-whole-number = Write the hours as a whole number from 1 to 8784.
 safeguard-button_guard-catches = A finger's double tap: the button is disabled with a spinner until the outcome.
 safeguard-button_guard-without = each tap sends its own request.
@@ -395,3 +395,92 @@ ev-tapped = Send tapped
 ev-tap_ignored = A tap while the button was guarded: ignored (button_guard)
 ev-key_made = A new Idempotency-Key made at the tap
 ev-key_kept = The kept key sent again: the server will know it is the same attempt
+
+# Safeguards by their human names (the id follows in the lab)
+safeguard-button_guard-name = Busy Send button
+safeguard-key_persistence-name = The app keeps its key
+safeguard-idempotency_table-name = The server remembers each key
+safeguard-atomic_claim-name = Claim the key before the work
+safeguard-fingerprint_check-name = One key, one body
+safeguard-stuck_recovery-name = Free a stuck key
+safeguard-window_hours-name = How long keys are kept
+safeguard-ledger_unique-name = The ledger's last line
+safeguard-outbox-name = The event travels with the debit
+safeguard-idempotent_producer-name = The log drops a resent batch
+safeguard-transactions-name = Write and offset together
+safeguard-wallet_inbox-name = The wallet's inbox
+safeguard-sms_inbox-name = The SMS service's inbox
+safeguard-inbox_window_hours-name = How long inboxes remember
+
+# Status codes in words
+status-line = { $code }: { $words }
+status-201 = created, the transfer went through
+status-400 = the request itself is wrong; nothing was done
+status-401 = unknown user
+status-404 = no such sandbox
+status-409 = the same key is still running
+status-422 = this key came with another body, or the balance is short
+status-429 = too many requests; wait, then try again
+status-500 = the server failed
+status-502 = the gateway got no usable answer
+status-503 = the server is busy
+status-504 = the gateway gave up waiting; the outcome is unknown
+status-other = an HTTP status
+
+# The selected event, explained
+explain-caught-by = Caught by
+explain-would-catch = What would have caught it (off now, or set too short):
+explain-no-switch = No switch in the lab stops this copy: the audit row is written outside the log's transaction, so only an inbox of its own could stop it.
+explain-debited-escaped = Shimul decided to pay once, yet the ledger now holds a second debit for that decision: he is charged twice. Nothing on the way recognised this request as a copy.
+explain-credited-escaped = Tithi is credited again for a transfer she was already paid: PocketPay pays this from its own pocket.
+explain-sms-escaped = Tithi gets the same SMS again. No money moves, but it reads like a second payment.
+explain-fraud-escaped = The fraud check ran again on an event it had already approved; its audit table now holds that row twice.
+explain-resend-appended = The broker's ack was lost, the producer sent the batch again, and the log appended it a second time: every consumer will read this event twice.
+explain-request-lost = The request never reached the server. Nothing happened, but the phone has no way to know that.
+explain-response-lost = The server did the work, but its answer was lost on the way back. The phone will only see a timeout: this is where the story's duplicate is born.
+explain-caller-timed-out = The phone stopped waiting. A lost request and a lost answer look the same from here, so it cannot know whether the money left.
+explain-response-too-late = The answer came after the phone had given up: Shimul has already been told to try again.
+explain-event-lost = A dual write: the debit was committed but the event never reached the log, so Tithi will never be paid. With the outbox the event would have been saved with the debit.
+explain-ack-lost = The broker wrote the batch, but its acknowledgement was lost: the producer cannot tell, and will send the batch again.
+explain-instance-crashed = An API process died mid-request and lost what it held in memory; what it had committed stays in the database.
+explain-relay-crashed = The relay published the event but died before marking it sent: once restarted it publishes it again, and the inboxes must catch the copy.
+explain-fraud-crashed = The fraud check wrote its approved event but died before committing its offset: once restarted it reads the same event again.
+explain-consumer-crashed = The consumer finished its work locally but died before committing its offset: it will read this event again, and its inbox must recognise it.
+explain-key-claimed = The claim is one INSERT of an IN_PROGRESS row, committed before any money moves. If the key is already there the INSERT fails: the primary key decides, with no look-first race.
+explain-key-not-checked = The idempotency table is off: the server does not look at the key at all, so every copy runs again.
+explain-key-lookup-empty = Look-then-write: the server looked, found no key, and will write it only after the work. A second request arriving in between also finds nothing.
+explain-outbox-written = The event is written in the same transaction as the debit: both exist or neither does. The relay publishes it later.
+explain-debited = The money left Shimul's account: one row in the ledger, whose transfer id comes from his key.
+explain-lb-retried = The load balancer got no answer from one instance and sent the same request to another: a retry the phone never sees.
+explain-key-made = A new key for a new decision to pay. Every retry of this payment must carry this same key.
+explain-partitions-dropped = The nightly job drops each day of keys older than the window in one go instead of deleting row by row. The lab runs on SQLite, which has no table partitions: here a day's partition is the set of rows with that day's number.
+explain-routine = Housekeeping on a timer, not something anyone did. The timeline folds these away.
+explain-replay-started = A consumer group was moved back in time and reads old events again: only an inbox that still remembers them keeps this from paying twice.
+details-facts = The raw facts (JSON)
+
+# Routine jobs on the timeline
+routine-show = Show routine jobs
+routine-folded = ({ $count } folded away)
+routine-fold = { $count } routine jobs folded (tap to show)
+
+# The bar at the top of a phone's screen
+summary-label = Balances in the ledger and the wallet, and whether harm was done
+summary-shimul = Shimul (ledger)
+summary-tithi = Tithi (wallet)
+summary-harm = ⚠ Harm done
+summary-in-flight = Money on its way
+summary-no-harm = No harm
+
+# The student's switches
+switches-hint = Switch a guard off to see what it was holding back; the timeline and the damage meter show the result. A new or reset sandbox has every guard on.
+switches-phone = On Shimul's phone
+switches-api = At the payment API
+switches-ledger = In the ledger
+switches-after = After the payment: outbox, broker, Tithi's services
+switches-all-on = all on
+switches-some-off = { $count } off
+inspector-open = Tap to open the tables
+instructor-open = Tap to open: the clock, crashes, replay, seed
+attacks-open = Crafted attacks (scenarios 3 and 4)
+claim-title = The claim: one INSERT, and the key decides
+claim-hint = The API does not look first. It inserts an IN_PROGRESS row; if the key is already there the INSERT changes nothing, and that answer decides. SQLite has no table partitions, so a "daily partition" here is the rows with one day's number; the NOT EXISTS finds a key claimed on an earlier day that is still inside the window.

@@ -164,6 +164,16 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// A housekeeping job that runs on a timer whatever the student does (the inbox cleaner,
+    /// the log's retention): the timeline folds runs of them so a transfer's story stays in
+    /// view.
+    pub fn is_routine(self) -> bool {
+        matches!(
+            self,
+            EventKind::InboxCleaned | EventKind::LogRetentionApplied
+        )
+    }
+
     pub fn id(self) -> String {
         serde_json::to_value(self)
             .ok()

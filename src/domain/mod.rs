@@ -6,6 +6,7 @@
 
 pub mod clock;
 pub mod event;
+pub mod explain;
 pub mod fault;
 pub mod layer;
 pub mod phone;

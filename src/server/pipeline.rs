@@ -14,6 +14,7 @@ use super::payments::crash_fires;
 use super::sim::Cx;
 use super::store::StoreName;
 use super::world::{LabWorld, Step};
+use crate::domain::explain;
 use crate::domain::pipeline::{Consumer, TransferDone, APPROVED_TOPIC, TRANSFERS_TOPIC};
 use crate::domain::{CrashPoint, EventKind, Layer, Outcome, Safeguard};
 
@@ -500,8 +501,14 @@ async fn apply_one(
             } else {
                 Outcome::Ok
             },
-            json!({"amount": event.amount, "to": event.to, "offset": record.offset, "times": times,
-                   "transfer_id": event.transfer_id}),
+            if times > 1 {
+                json!({"amount": event.amount, "to": event.to, "offset": record.offset, "times": times,
+                       "transfer_id": event.transfer_id,
+                       "would_catch": explain::ids(&explain::inbox_escape_guards(guard, &world.safeguards))})
+            } else {
+                json!({"amount": event.amount, "to": event.to, "offset": record.offset, "times": times,
+                       "transfer_id": event.transfer_id})
+            },
         );
     } else {
         tx.commit().await?;

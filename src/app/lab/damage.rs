@@ -53,10 +53,15 @@ const FIGURES: [Figure; 11] = [
     ),
 ];
 
+/// Whether any figure shows harm: something done twice, or lost for good.
+pub fn harmed(d: &Damage) -> bool {
+    FIGURES.iter().any(|(_, _, harm)| harm(d))
+}
+
 #[component]
 pub fn DamageMeter(live: LabStream) -> impl IntoView {
     let state = live.shown;
-    let harmed = move || state.with(|s| FIGURES.iter().any(|(_, _, harm)| harm(&s.damage)));
+    let harmed = move || state.with(|s| harmed(&s.damage));
     let in_flight = move || state.with(|s| s.damage.in_flight > 0);
     let money_in_flight = move || state.with(|s| s.damage.money_in_flight);
     view! {
@@ -80,7 +85,7 @@ pub fn DamageMeter(live: LabStream) -> impl IntoView {
                         let value = move || state.with(|s| read(&s.damage));
                         let bad = move || state.with(|s| harm(&s.damage));
                         view! {
-                            <div class="figure" class:bad=bad data-figure=id data-value=value>
+                            <div class="figure" class:bad=bad data-figure=id data-value=value data-zero=move || (value() == 0).to_string()>
                                 <dt>{move || tr_id(&format!("damage-{id}"))}</dt>
                                 <dd>
                                     <span class="figure-value">

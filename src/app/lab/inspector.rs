@@ -9,9 +9,11 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use super::stream::{LabStream, View};
+use super::wide::open_when_wide;
 use super::ROWS_PER_TABLE;
 use crate::app::format::event_time_text;
 use crate::app::i18n::{digits, num, tr_args, tr_id};
+use crate::domain::transfer::CLAIM_SQL;
 
 /// The stores in the order a transfer meets them.
 const STORES: [&str; 6] = ["payments", "broker", "fraud", "wallet", "sms", "lab"];
@@ -35,9 +37,23 @@ const FIRST_ROWS: usize = 10;
 pub fn Inspector(live: LabStream) -> impl IntoView {
     let state = live.shown;
     let view = live.view;
+    let fold = NodeRef::<leptos::html::Details>::new();
+    open_when_wide(fold);
+    // A rewind from the timeline shows its tables here: open them.
+    Effect::new(move |_| {
+        if view.get() != View::Now {
+            if let Some(el) = fold.get() {
+                el.set_open(true);
+            }
+        }
+    });
     view! {
         <section class="panel inspector" aria-labelledby="inspector-title" data-testid="inspector">
-            <h2 id="inspector-title">{move || tr!("inspector-title")}</h2>
+            <details class="fold" node_ref=fold>
+            <summary>
+                <h2 id="inspector-title">{move || tr!("inspector-title")}</h2>
+                <span class="hint fold-hint">{move || tr!("inspector-open")}</span>
+            </summary>
             <p class="hint">{move || tr!("inspector-hint", { "rows" => num(ROWS_PER_TABLE) })}</p>
             <div class="rewound" data-testid="inspector-view" data-view=move || match view.get() {
                 View::Now => "now",
@@ -80,6 +96,7 @@ pub fn Inspector(live: LabStream) -> impl IntoView {
                     view! {
                         <section class="store" data-store=store>
                             <h3>{move || tr_id(&format!("store-{store}"))}</h3>
+                            {(store == "payments").then(|| view! { <ClaimStatement /> })}
                             <For each=tables key=|t| t.clone() children={
                                 let live = live.clone();
                                 move |t| view! { <TableView live=live.clone() name=t /> }
@@ -88,7 +105,20 @@ pub fn Inspector(live: LabStream) -> impl IntoView {
                     }
                 })
                 .collect_view()}
+            </details>
         </section>
+    }
+}
+
+/// The atomic claim's SQL, the very text the payment API runs.
+#[component]
+fn ClaimStatement() -> impl IntoView {
+    view! {
+        <details class="claim" data-testid="claim-sql">
+            <summary>{move || tr!("claim-title")}</summary>
+            <pre><code>{CLAIM_SQL}</code></pre>
+            <p class="hint">{move || tr!("claim-hint")}</p>
+        </details>
     }
 }
 

@@ -1,17 +1,19 @@
-//! The instructor's panel: every safeguard with what it catches, the faults inside the
-//! services (the network's are in the network panel), the clock, the seed, reset, presenter
-//! mode for a projector, and a link that opens this same sandbox on another screen.
+//! The instructor's panel: the faults inside the services (the network's are in the network
+//! panel, the safeguards beside Shimul's phone), the clock, consumer replay, the seed, reset,
+//! presenter mode for a projector, and a link that opens this same sandbox on another screen.
+//! A phone shows it folded.
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use super::clock_panel::ClockPanel;
-use super::controls::{apply_faults, apply_safeguards, ControlError, ErrorLine, FaultRange};
+use super::controls::{apply_faults, ControlError, ErrorLine, FaultRange};
 use super::stream::LabStream;
+use super::wide::open_when_wide;
 use super::{new_sandbox, reset_sandbox};
 use crate::app::i18n::{digits, tr_id};
 use crate::domain::run::MAX_REPLAY_DAYS;
-use crate::domain::{CrashMode, CrashPoint, Safeguard, SafeguardValue};
+use crate::domain::{CrashMode, CrashPoint};
 
 /// Where presenter mode is remembered in the browser.
 const PRESENTER_KEY: &str = "pocketpay-lab:presenter";
@@ -42,28 +44,36 @@ pub fn presenter_mode() -> RwSignal<bool> {
 #[component]
 pub fn InstructorPanel(live: LabStream, presenter: RwSignal<bool>) -> impl IntoView {
     let error = ControlError(RwSignal::new(None));
+    let fold = NodeRef::<leptos::html::Details>::new();
+    open_when_wide(fold);
     view! {
         <section class="panel instructor" aria-labelledby="instructor-title">
-            <h2 id="instructor-title">{move || tr!("instructor-title")}</h2>
-            <div class="controls">
-                <button
-                    type="button"
-                    data-testid="presenter"
-                    aria-pressed=move || presenter.get().to_string()
-                    on:click=move |_| presenter.update(|p| *p = !*p)
-                >
-                    {move || tr!("presenter-mode")}
-                    <span class="state-word">{move || if presenter.get() { tr!("on") } else { tr!("off") }}</span>
-                </button>
-                <ResetButton live=live.clone() error />
-            </div>
-            <ShareLink live=live.clone() />
-            <ErrorLine error />
-            {view! { <ClockPanel live=live.clone() /> }.into_any()}
-            {view! { <SafeguardList live=live.clone() error /> }.into_any()}
-            {view! { <ServiceFaults live=live.clone() error /> }.into_any()}
-            {view! { <ConsumerReplay live=live.clone() error /> }.into_any()}
-            {view! { <SeedBox live /> }.into_any()}
+            <details class="fold" node_ref=fold>
+                <summary>
+                    <h2 id="instructor-title">{move || tr!("instructor-title")}</h2>
+                    <span class="hint fold-hint">{move || tr!("instructor-open")}</span>
+                </summary>
+                <div class="instructor-body">
+                    <div class="controls">
+                        <button
+                            type="button"
+                            data-testid="presenter"
+                            aria-pressed=move || presenter.get().to_string()
+                            on:click=move |_| presenter.update(|p| *p = !*p)
+                        >
+                            {move || tr!("presenter-mode")}
+                            <span class="state-word">{move || if presenter.get() { tr!("on") } else { tr!("off") }}</span>
+                        </button>
+                        <ResetButton live=live.clone() error />
+                    </div>
+                    <ShareLink live=live.clone() />
+                    <ErrorLine error />
+                    {view! { <ClockPanel live=live.clone() /> }.into_any()}
+                    {view! { <ServiceFaults live=live.clone() error /> }.into_any()}
+                    {view! { <ConsumerReplay live=live.clone() error /> }.into_any()}
+                    {view! { <SeedBox live /> }.into_any()}
+                </div>
+            </details>
         </section>
     }
 }
@@ -137,115 +147,6 @@ fn ShareLink(live: LabStream) -> impl IntoView {
                 {move || if copied.get() { tr!("copied") } else { tr!("share-link-hint") }}
             </p>
         </div>
-    }
-}
-
-#[component]
-fn SafeguardList(live: LabStream, error: ControlError) -> impl IntoView {
-    view! {
-        <fieldset class="safeguards">
-            <legend>{move || tr!("safeguards-title")}</legend>
-            <ul>
-                {Safeguard::ALL
-                    .into_iter()
-                    .map(|s| view! { <SafeguardControl live=live.clone() safeguard=s error /> })
-                    .collect_view()}
-            </ul>
-        </fieldset>
-    }
-}
-
-#[component]
-fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) -> impl IntoView {
-    let id = safeguard.id();
-    let state = live.state;
-    // A memo: a state read that leaves this value alone must not reset a field being typed in.
-    let value = Memo::new(move |_| state.with(|s| s.safeguards.get(safeguard)));
-    let value = move || value.get();
-    // On, but doing nothing: the safeguard it works inside is off.
-    let inactive = Memo::new(move |_| state.with(|s| s.safeguards.inactive_because(safeguard)));
-    let inactive = move || inactive.get();
-    let input_id = format!("safeguard-{id}");
-    let hint_id = format!("safeguard-{id}-hint");
-    let control = match safeguard.default_value() {
-        SafeguardValue::On(_) => {
-            let live = live.clone();
-            view! {
-                <input
-                    id=input_id.clone()
-                    type="checkbox"
-                    role="switch"
-                    data-testid=input_id.clone()
-                    aria-describedby=hint_id.clone()
-                    prop:checked=move || matches!(value(), SafeguardValue::On(true))
-                    on:change=move |ev| apply_safeguards(&live, serde_json::json!({ id: event_target_checked(&ev) }), error)
-                />
-            }
-            .into_any()
-        }
-        SafeguardValue::Hours(_) => {
-            let live = live.clone();
-            view! {
-                <input
-                    id=input_id.clone()
-                    type="number"
-                    min="1"
-                    max="8784"
-                    step="1"
-                    data-testid=input_id.clone()
-                    aria-describedby=hint_id.clone()
-                    prop:value=move || match value() { SafeguardValue::Hours(h) => h.to_string(), SafeguardValue::On(_) => String::new() }
-                    on:change=move |ev| {
-                        let text = event_target_value(&ev);
-                        match text.trim().parse::<i64>() {
-                            Ok(h) => apply_safeguards(&live, serde_json::json!({ id: h }), error),
-                            Err(_) => error.0.set(Some(tr!("hours-whole-number"))),
-                        }
-                    }
-                />
-            }
-            .into_any()
-        }
-    };
-    view! {
-        <li
-            class="safeguard"
-            class:inactive=move || inactive().is_some()
-            data-safeguard=id
-            data-layer=safeguard.layer().id()
-            data-active=move || inactive().is_none().to_string()
-        >
-            <div class="safeguard-head">
-                {control}
-                <label for=input_id.clone()>
-                    <code>{id}</code>
-                    " "
-                    <span class="state-word">
-                        {move || match value() {
-                            SafeguardValue::On(true) => tr!("on"),
-                            SafeguardValue::On(false) => tr!("off"),
-                            SafeguardValue::Hours(h) => tr!("hours", { "hours" => digits(&h.to_string()) }),
-                        }}
-                    </span>
-                </label>
-            </div>
-            <p class="hint" id=hint_id>{move || tr_id(&format!("safeguard-{id}-catches"))}</p>
-            <p class="hint safeguard-without">
-                <strong>{move || tr!("safeguard-without")}</strong>
-                " "
-                {move || tr_id(&format!("safeguard-{id}-without"))}
-            </p>
-            {move || {
-                inactive()
-                    .map(|outer| {
-                        view! {
-                            <p class="safeguard-inactive" role="note">
-                                {tr!("safeguard-inactive", { "needs" => outer.id() })}
-                            </p>
-                        }
-                    })
-            }}
-        </li>
     }
 }
 

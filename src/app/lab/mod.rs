@@ -1,6 +1,8 @@
-//! The lab screen at `/lab/{id}`: one sandbox, live. Shimul's phone, the network, Tithi's
-//! phone, the timeline, the damage meter, the inspector and the instructor's panel, each a
-//! component of its own, all fed by one [`stream::LabStream`].
+//! The lab screen at `/lab/{id}`: one sandbox, live. Shimul's phone with the student's
+//! switches beside it, the network, Tithi's phone, the timeline, the damage meter, the
+//! inspector and the instructor's panel, each a component of its own, all fed by one
+//! [`stream::LabStream`]. On a phone a small bar stays at the top with both balances and
+//! whether harm was done, and the inspector and the instructor's panel start folded.
 //!
 //! The server functions below are thin adapters over the sandbox's service calls; the phone
 //! alone talks to the payment API over HTTP, as a real app would.
@@ -13,8 +15,11 @@ mod instructor;
 mod network;
 mod phone;
 mod stream;
+mod summary;
+mod switches;
 mod timeline;
 mod tithi;
+mod wide;
 
 use leptos::prelude::*;
 use leptos::server_fn;
@@ -29,6 +34,8 @@ use inspector::Inspector;
 use instructor::InstructorPanel;
 use network::NetworkPanel;
 use phone::ShimulPhone;
+use summary::SummaryBar;
+use switches::Switches;
 use timeline::Timeline;
 use tithi::TithiPhone;
 
@@ -221,9 +228,11 @@ fn Lab(id: String, initial: SandboxState) -> impl IntoView {
     view! {
         <div class="lab" class:presenter=move || presenter.get()>
             <h1 class="visually-hidden">{move || tr!("lab-title")}</h1>
+            {view! { <SummaryBar live=live.clone() /> }.into_any()}
             <div class="lab-grid">
                 <div class="lab-col lab-people">
                     {view! { <ShimulPhone live=live.clone() /> }.into_any()}
+                    {view! { <Switches live=live.clone() /> }.into_any()}
                     {view! { <NetworkPanel live=live.clone() /> }.into_any()}
                     {view! { <TithiPhone live=live.clone() /> }.into_any()}
                 </div>

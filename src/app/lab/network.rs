@@ -7,7 +7,9 @@ use leptos_fluent::tr;
 use super::controls::{ControlError, ErrorLine, NetworkFaults};
 use super::crafted_attack;
 use super::stream::LabStream;
+use super::wide::open_when_wide;
 use crate::app::i18n::{taka, tr_id};
+use crate::domain::explain::status_message;
 use crate::domain::phone::{Answer, Attack, AttackAnswer};
 
 #[component]
@@ -46,7 +48,11 @@ fn Attacks(live: LabStream) -> impl IntoView {
         move |_| launch(Attack::Race)
     };
     let reuse = move |_| launch(Attack::ReusedKey);
+    let fold = NodeRef::<leptos::html::Details>::new();
+    open_when_wide(fold);
     view! {
+        <details class="attacks-fold" node_ref=fold>
+        <summary>{move || tr!("attacks-open")}</summary>
         <fieldset class="attacks">
             <legend>{move || tr!("attacks-title")}</legend>
             <p class="hint">{move || tr!("attacks-hint")}</p>
@@ -72,6 +78,7 @@ fn Attacks(live: LabStream) -> impl IntoView {
                 })}
             </div>
         </fieldset>
+        </details>
     }
 }
 
@@ -108,6 +115,7 @@ fn AttackLine(a: AttackAnswer) -> impl IntoView {
             <strong>{move || taka(amount)}</strong>
             " → "
             <code>{what}</code>
+            <span class="status-words">" (" {move || tr_id(&status_message(status.into()))} ")"</span>
             <span class="hint">" " {move || tr_id(note)}</span>
         </li>
     }

@@ -3,8 +3,12 @@
 //! the badge of the lane that caught it. Selecting a mark lights up its causal chain (every
 //! event sharing its idempotency key, transfer id or event id). Per-lane counters of duplicates
 //! caught and escaped; a scrubber that rewinds the inspector to any past event; a link that
-//! replays this run elsewhere; keyboard shortcuts. Only the rows in view (and a margin) are in
-//! the page, so thousands of events stay smooth.
+//! replays this run elsewhere; keyboard shortcuts. Runs of routine jobs (the inbox cleaner,
+//! the log's retention) fold into one row that opens on a tap, so a transfer's story is not
+//! buried under housekeeping. The selected event is explained in words (what it means, which
+//! guard caught it or would have). At a phone's width the lanes become a list: time, lane and
+//! sentence on each row. Only the rows in view (and a margin) are in the page, so thousands of
+//! events stay smooth.
 
 use std::collections::HashSet;
 
@@ -17,12 +21,17 @@ use super::stream::{LabStream, View};
 use super::{export_run, state_at};
 use crate::app::format::{clock_text, event_time_text, row_time_text, speed_text};
 use crate::app::i18n::{digits, num, taka, tr_args, tr_count, tr_id};
+use crate::domain::explain::{status_message, Explanation};
 #[cfg(feature = "hydrate")]
 use crate::domain::{ClockCommand, ClockMode};
 use crate::domain::{EventKind, Layer, Outcome, TimelineEvent};
 
 /// Height of one event row, px (matches `.lane-row` in the style sheet).
 const ROW_H: f64 = 30.0;
+/// Height of a row at a phone's width, where it holds two lines (matches the style sheet's
+/// `max-width: 600px` rule).
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+const ROW_H_NARROW: f64 = 46.0;
 /// Rows the scroll box shows at once.
 const VIEW_ROWS: usize = 16;
 /// Rows kept in the page above and below the ones in view.
@@ -93,6 +102,72 @@ pub fn chain_of(list: &[TimelineEvent], selected: i64) -> HashSet<i64> {
         .collect()
 }
 
+/// One row of the list: an event, or a run of routine jobs folded into one row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Entry {
+    /// The event with this id.
+    Event(i64),
+    /// Routine jobs from the event `first` to the event `last` (ids), `count` of them.
+    Fold { first: i64, last: i64, count: usize },
+}
+
+impl Entry {
+    fn first_id(self) -> i64 {
+        match self {
+            Entry::Event(id) => id,
+            Entry::Fold { first, .. } => first,
+        }
+    }
+
+    /// A key that changes when the row must be drawn again (a fold that grew).
+    fn key(self) -> (i64, usize) {
+        match self {
+            Entry::Event(id) => (id, 0),
+            Entry::Fold { first, count, .. } => (first, count),
+        }
+    }
+}
+
+/// The rows of the list, oldest first: every event, except that two or more routine jobs in a
+/// row fold into one, unless routine jobs are shown or that run was opened (`opened` holds
+/// the id of each opened run's first event).
+pub fn entries(list: &[TimelineEvent], show_routine: bool, opened: &HashSet<i64>) -> Vec<Entry> {
+    let mut out = Vec::with_capacity(list.len());
+    let mut i = 0;
+    while i < list.len() {
+        let mut j = i;
+        if !show_routine && list[i].kind.is_routine() {
+            while j + 1 < list.len() && list[j + 1].kind.is_routine() {
+                j += 1;
+            }
+        }
+        if j > i && !opened.contains(&list[i].id) {
+            out.push(Entry::Fold {
+                first: list[i].id,
+                last: list[j].id,
+                count: j - i + 1,
+            });
+        } else {
+            out.extend(list[i..=j].iter().map(|e| Entry::Event(e.id)));
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// A row to draw: its entry, and the event itself for an event row.
+#[derive(Clone)]
+struct Item {
+    entry: Entry,
+    event: Option<TimelineEvent>,
+}
+
+fn find(list: &[TimelineEvent], id: i64) -> Option<&TimelineEvent> {
+    list.binary_search_by_key(&id, |e| e.id)
+        .ok()
+        .map(|i| &list[i])
+}
+
 #[component]
 pub fn Timeline(live: LabStream) -> impl IntoView {
     let events = live.events;
@@ -105,10 +180,33 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
     let count = Memo::new(move |_| events.with(Vec::len));
     let last_id = Memo::new(move |_| events.with(|l| l.last().map_or(0, |e| e.id)));
     let first_id = Memo::new(move |_| events.with(|l| l.first().map_or(0, |e| e.id)));
+    let show_routine = RwSignal::new(false);
+    let opened = RwSignal::new(HashSet::<i64>::new());
+    let list = Memo::new(move |_| {
+        let show = show_routine.get();
+        opened.with(|o| events.with(|l| entries(l, show, o)))
+    });
+    let rows_count = Memo::new(move |_| list.with(Vec::len));
+    let folded = Memo::new(move |_| {
+        list.with(|l| {
+            l.iter()
+                .map(|e| match e {
+                    Entry::Fold { count, .. } => *count,
+                    Entry::Event(_) => 0,
+                })
+                .sum::<usize>()
+        })
+    });
+    // Two-line rows at a phone's width; the server draws the laptop's.
+    let row_h = RwSignal::new(ROW_H);
+    #[cfg(feature = "hydrate")]
+    if super::wide::width() <= super::wide::NARROW {
+        row_h.set(ROW_H_NARROW);
+    }
     // The list is as tall as all its rows. Set through the DOM, not as a style attribute in
     // the server's HTML, which the page's Content-Security-Policy would refuse.
     Effect::new(move |_| {
-        let height = format!("{}px", count.get() as f64 * ROW_H);
+        let height = format!("{}px", rows_count.get() as f64 * row_h.get());
         if let Some(el) = rows_box.get() {
             let _ = leptos::web_sys::HtmlElement::style(&el).set_property("height", &height);
         }
@@ -118,14 +216,15 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
         View::Loading(id) | View::At(id, _) | View::Failed(id, _) => Some(id),
     });
 
-    // New events above a reader who scrolled down do not move what they are reading.
+    // New rows above a reader who scrolled down do not move what they are reading.
     Effect::watch(
-        move || last_id.get(),
+        move || (last_id.get(), rows_count.get()),
         move |now, before, _| {
             if let (Some(before), Some(el)) = (before, scroller.get_untracked()) {
                 let top = el.scroll_top() as f64;
-                if top > 0.0 && *now > *before && *before > 0 {
-                    el.set_scroll_top((top + (*now - *before) as f64 * ROW_H) as i32);
+                if top > 0.0 && now.0 > before.0 && before.0 > 0 && now.1 > before.1 {
+                    let grown = (now.1 - before.1) as f64 * row_h.get_untracked();
+                    el.set_scroll_top((top + grown) as i32);
                 }
             }
         },
@@ -133,15 +232,29 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
     );
 
     let rows = move || {
+        let h = row_h.get();
         let top = scroll_top.get();
-        let first_row = ((top / ROW_H) as usize).saturating_sub(OVERSCAN);
-        let last_row = (top / ROW_H) as usize + VIEW_ROWS + OVERSCAN;
-        events.with(|list| {
-            let n = list.len();
-            (first_row..last_row.min(n))
-                .map(|i| list[n - 1 - i].clone())
-                .collect::<Vec<_>>()
+        let first_row = ((top / h) as usize).saturating_sub(OVERSCAN);
+        let last_row = (top / h) as usize + VIEW_ROWS + OVERSCAN;
+        list.with(|entries| {
+            events.with(|all| {
+                let n = entries.len();
+                (first_row..last_row.min(n))
+                    .map(|i| {
+                        let entry = entries[n - 1 - i];
+                        let event = match entry {
+                            Entry::Event(id) => find(all, id).cloned(),
+                            Entry::Fold { .. } => None,
+                        };
+                        Item { entry, event }
+                    })
+                    .collect::<Vec<_>>()
+            })
         })
+    };
+    // A row's place counted from the top: newest first.
+    let rank = move |first: i64| {
+        list.with(|l| l.len() - 1 - l.partition_point(|e| e.first_id() < first)) as f64
     };
     let chain = Memo::new(move |_| match selected.get() {
         Some(sel) => events.with(|l| chain_of(l, sel)),
@@ -262,6 +375,32 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                 </span>
             </p>
             <Legend />
+            <p class="counts-line" aria-live="polite" data-testid="counts-summary">
+                {move || {
+                    let counts = live.counts.get();
+                    let caught: u32 = counts.values().map(|c| c.caught).sum();
+                    let escaped: u32 = counts.values().map(|c| c.escaped).sum();
+                    tr!("counts-summary", { "caught" => digits(&caught.to_string()), "escaped" => digits(&escaped.to_string()) })
+                }}
+            </p>
+            <label class="routine-toggle">
+                <input
+                    type="checkbox"
+                    data-testid="show-routine"
+                    prop:checked=move || show_routine.get()
+                    on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        show_routine.set(on);
+                        if !on {
+                            opened.update(HashSet::clear);
+                        }
+                    }
+                />
+                " " {move || tr!("routine-show")}
+                <span class="hint" data-testid="routine-folded" data-count=move || folded.get()>
+                    " " {move || tr!("routine-folded", { "n" => folded.get() as i64, "count" => num(folded.get() as i64) })}
+                </span>
+            </label>
             <div class="rewind">
                 <label for="rewind">{move || tr!("rewind-label")}</label>
                 <input
@@ -305,14 +444,6 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                         })
                         .collect_view()}
                 </div>
-                <p class="visually-hidden" aria-live="polite">
-                    {move || {
-                        let counts = live.counts.get();
-                        let caught: u32 = counts.values().map(|c| c.caught).sum();
-                        let escaped: u32 = counts.values().map(|c| c.escaped).sum();
-                        tr!("counts-summary", { "caught" => digits(&caught.to_string()), "escaped" => digits(&escaped.to_string()) })
-                    }}
-                </p>
                 <div
                     class="lane-scroll"
                     node_ref=scroller
@@ -331,13 +462,19 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                     >
                         <For
                             each=rows
-                            key=|e| e.id
+                            key=|item| item.entry.key()
                             children={
                                 let live = live.clone();
-                                move |e| {
-                                let live = live.clone();
-                                view! { <Row live event=e last_id selected chain rewound_to /> }
-                            }}
+                                move |item: Item| {
+                                    let first = item.entry.first_id();
+                                    let top = Signal::derive(move || format!("{}px", rank(first) * row_h.get()));
+                                    match (item.entry, item.event) {
+                                        (_, Some(e)) => view! { <Row live=live.clone() event=e top selected chain rewound_to /> }.into_any(),
+                                        (Entry::Fold { first, last, count }, None) => view! { <FoldRow first last count top opened rewound_to /> }.into_any(),
+                                        (Entry::Event(_), None) => ().into_any(),
+                                    }
+                                }
+                            }
                         />
                     </ol>
                 </div>
@@ -350,25 +487,8 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                     None => view! { <p class="hint">{move || tr!("details-none")}</p> }.into_any(),
                     Some(e) => {
                         let rewind = rewind.clone();
-                        let id = e.id;
-                        let text = describe(&e);
                         let chain_len = chain.with(HashSet::len);
-                        let details = serde_json::to_string_pretty(&e.details).unwrap_or_default();
-                        view! {
-                            <p class="details-title">
-                                <span class=format!("glyph outcome-{}", e.outcome.id()) aria-hidden="true">{glyph(e.outcome)}</span>
-                                " " {text}
-                            </p>
-                            <dl class="details-list">
-                                <dt>{move || tr!("details-time")}</dt><dd>{move || event_time_text(e.at_ms)}</dd>
-                                <dt>{move || tr!("details-lane")}</dt><dd>{move || tr_id(&format!("layer-{}", e.layer.id()))}</dd>
-                                <dt>{move || tr!("details-outcome")}</dt><dd>{move || tr_id(&format!("outcome-{}", e.outcome.id()))}</dd>
-                                <dt>{move || tr!("details-chain")}</dt><dd><code>{e.correlation.clone().unwrap_or_else(|| "—".into())}</code> {move || tr!("details-chain-size", { "n" => chain_len as i64, "count" => num(chain_len as i64) })}</dd>
-                            </dl>
-                            <pre class="details-json">{details}</pre>
-                            <button type="button" data-testid="rewind-here" on:click=move |_| rewind(id)>{move || tr!("rewind-here")}</button>
-                        }
-                        .into_any()
+                        view! { <Details event=e chain_len rewind /> }.into_any()
                     }
                 }}
             </div>
@@ -395,12 +515,13 @@ fn Legend() -> impl IntoView {
     }
 }
 
-/// One event: its time, and its mark on its lane with what happened beside it.
+/// One event: its time, and its mark on its lane with what happened beside it. The whole row
+/// selects it; the mark is the button a keyboard reaches.
 #[component]
 fn Row(
     live: LabStream,
     event: TimelineEvent,
-    last_id: Memo<i64>,
+    top: Signal<String>,
     selected: RwSignal<Option<i64>>,
     chain: Memo<HashSet<i64>>,
     rewound_to: Memo<Option<i64>>,
@@ -436,9 +557,12 @@ fn Row(
             class:in-chain=move || chain.with(|c| c.contains(&id))
             class:dimmed=move || selected.get().is_some() && !chain.with(|c| c.contains(&id))
             class:future=move || rewound_to.get().is_some_and(|r| id > r)
-            style:top=move || format!("{}px", (last_id.get() - id) as f64 * ROW_H)
+            class:selected=move || selected.get() == Some(id)
+            style:top=move || top.get()
+            on:click=move |_| selected.update(|s| *s = if *s == Some(id) { None } else { Some(id) })
         >
             <span class="lane-time">{move || row_time_text(at)}</span>
+            <span class="lane-chip" aria-hidden="true">{move || tr_id(&format!("lane-short-{}", layer.id()))}</span>
             <button
                 type="button"
                 class=format!("mark outcome-{}", outcome.id())
@@ -453,7 +577,6 @@ fn Row(
                 aria-label=label
                 title=label
                 aria-pressed=move || (selected.get() == Some(id)).to_string()
-                on:click=move |_| selected.update(|s| *s = if *s == Some(id) { None } else { Some(id) })
             >
                 <span class="glyph" aria-hidden="true">{glyph(outcome)}</span>
                 {(outcome == Outcome::Caught).then(|| view! {
@@ -462,6 +585,130 @@ fn Row(
             </button>
             <span class="lane-text" class:right={lane >= 8} style:grid-column=text_columns aria-hidden="true">{move || text.get()}</span>
         </li>
+    }
+}
+
+/// Routine jobs folded into one row; a tap opens them.
+#[component]
+fn FoldRow(
+    first: i64,
+    last: i64,
+    count: usize,
+    top: Signal<String>,
+    opened: RwSignal<HashSet<i64>>,
+    rewound_to: Memo<Option<i64>>,
+) -> impl IntoView {
+    let text = move || tr!("routine-fold", { "n" => count as i64, "count" => num(count as i64) });
+    view! {
+        <li
+            class="lane-row fold-row"
+            class:future=move || rewound_to.get().is_some_and(|r| first > r)
+            style:top=move || top.get()
+            on:click=move |_| opened.update(|o| { o.insert(first); })
+        >
+            <button
+                type="button"
+                class="fold"
+                data-testid="timeline-fold"
+                data-count=count
+                data-first=first
+                data-last=last
+                aria-expanded="false"
+            >
+                <span aria-hidden="true">"⋯ "</span>{text}
+            </button>
+        </li>
+    }
+}
+
+/// The selected event in words: what happened, what it means for the story, the guard that
+/// caught it or the one that would have, its status code in words; the raw facts folded below.
+#[component]
+fn Details<R>(event: TimelineEvent, chain_len: usize, rewind: R) -> impl IntoView
+where
+    R: Fn(i64) + Clone + Send + Sync + 'static,
+{
+    let e = event;
+    let id = e.id;
+    let text = describe(&e);
+    let why = Explanation::of(&e);
+    let facts = serde_json::to_string_pretty(&e.details).unwrap_or_default();
+    let guard_name = |g: crate::domain::Safeguard| {
+        format!(
+            "{} ({})",
+            tr_id(&format!("safeguard-{}-name", g.id())),
+            g.id()
+        )
+    };
+    let outcome = e.outcome;
+    let layer = e.layer;
+    let at = e.at_ms;
+    let correlation = e.correlation.clone().unwrap_or_else(|| "—".into());
+    let meaning = why
+        .meaning
+        .map(|m| view! { <p class="explain-meaning" data-testid="event-meaning">{move || tr_id(&format!("explain-{m}"))}</p> });
+    let status = why.status.map(|code| {
+        view! {
+            <p class="explain-status" data-testid="event-status" data-status=code>
+                {move || tr_args("status-line", &[("code", digits(&code.to_string())), ("words", tr_id(&status_message(code.into())))])}
+            </p>
+        }
+    });
+    let caught = why.caught_by.map(|g| {
+        view! {
+            <p class="explain-guard caught" data-testid="event-guard" data-guard=g.id() data-role="caught">
+                <strong>{move || tr!("explain-caught-by")}</strong> " " {move || guard_name(g)} ": "
+                {move || tr_id(&format!("safeguard-{}-catches", g.id()))}
+            </p>
+        }
+    });
+    let escaped = (outcome == Outcome::Escaped).then(|| {
+        let guards = why.would_catch.clone();
+        let ids = guards.iter().map(|g| g.id()).collect::<Vec<_>>().join(" ");
+        if guards.is_empty() {
+            view! {
+                <p class="explain-guard escaped" data-testid="event-guard" data-role="none">
+                    {move || tr!("explain-no-switch")}
+                </p>
+            }
+            .into_any()
+        } else {
+            view! {
+                <div class="explain-guard escaped" data-testid="event-guard" data-guard=ids data-role="would-catch">
+                    <strong>{move || tr!("explain-would-catch")}</strong>
+                    <ul>
+                        {guards
+                            .into_iter()
+                            .map(|g| view! {
+                                <li>{move || guard_name(g)} ": " {move || tr_id(&format!("safeguard-{}-catches", g.id()))}</li>
+                            })
+                            .collect_view()}
+                    </ul>
+                </div>
+            }
+            .into_any()
+        }
+    });
+    view! {
+        <p class="details-title" data-testid="event-what">
+            <span class=format!("glyph outcome-{}", outcome.id()) aria-hidden="true">{glyph(outcome)}</span>
+            " " {text}
+        </p>
+        {meaning}
+        {status}
+        {caught}
+        {escaped}
+        <dl class="details-list">
+            <dt>{move || tr!("details-time")}</dt><dd>{move || event_time_text(at)}</dd>
+            <dt>{move || tr!("details-lane")}</dt><dd>{move || tr_id(&format!("layer-{}", layer.id()))}</dd>
+            <dt>{move || tr!("details-outcome")}</dt><dd>{move || tr_id(&format!("outcome-{}", outcome.id()))}</dd>
+            <dt>{move || tr!("details-chain")}</dt><dd><code>{correlation}</code> {move || tr!("details-chain-size", { "n" => chain_len as i64, "count" => num(chain_len as i64) })}</dd>
+        </dl>
+        <details class="details-facts">
+            <summary>{move || tr!("details-facts")}</summary>
+            <pre class="details-json">{facts}</pre>
+        </details>
+        <button type="button" data-testid="rewind-here" on:click=move |_| rewind(id)>{move || tr!("rewind-here")}</button>
     }
 }
 
@@ -644,7 +891,17 @@ pub fn describe(e: &TimelineEvent) -> String {
         EventKind::LbRouted => vec![("instance", num(n("instance")))],
         EventKind::LbRetried => vec![("attempt", num(n("attempt")))],
         EventKind::ResponseReplayed | EventKind::ResponseDelivered => {
-            vec![("status", n("status").to_string())]
+            let status = n("status");
+            vec![(
+                "status",
+                tr_args(
+                    "status-line",
+                    &[
+                        ("code", digits(&status.to_string())),
+                        ("words", tr_id(&status_message(status))),
+                    ],
+                ),
+            )]
         }
         EventKind::Debited => vec![
             ("amount", taka(n("amount"))),
@@ -661,10 +918,10 @@ pub fn describe(e: &TimelineEvent) -> String {
         EventKind::EventPublished => vec![("by", word("by"))],
         EventKind::RecordAppended => vec![
             ("topic", word("topic")),
-            ("partition", n("partition").to_string()),
-            ("offset", n("offset").to_string()),
+            ("partition", digits(&n("partition").to_string())),
+            ("offset", digits(&n("offset").to_string())),
         ],
-        EventKind::ResendAppended => vec![("offset", n("offset").to_string())],
+        EventKind::ResendAppended => vec![("offset", digits(&n("offset").to_string()))],
         EventKind::FraudApproved => {
             let audit = n("audit_rows");
             return tr_count("ev-fraud_approved", audit, &[("audit", num(audit))]);
@@ -682,6 +939,55 @@ pub fn describe(e: &TimelineEvent) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn ev(id: i64, kind: EventKind) -> TimelineEvent {
+        TimelineEvent {
+            id,
+            at_ms: id * 1_000,
+            layer: if kind.is_routine() {
+                Layer::Jobs
+            } else {
+                Layer::Ledger
+            },
+            kind,
+            correlation: None,
+            outcome: Outcome::Ok,
+            details: json!({}),
+        }
+    }
+
+    #[test]
+    fn runs_of_routine_jobs_fold_into_one_row_unless_shown_or_opened() {
+        use EventKind::{Debited, InboxCleaned as Clean, LogRetentionApplied as Retain};
+        let list = vec![
+            ev(1, Debited),
+            ev(2, Clean),
+            ev(3, Retain),
+            ev(4, Clean),
+            ev(5, Debited),
+            ev(6, Clean),
+            ev(7, Debited),
+        ];
+        let none = HashSet::new();
+        assert_eq!(
+            entries(&list, false, &none),
+            vec![
+                Entry::Event(1),
+                Entry::Fold {
+                    first: 2,
+                    last: 4,
+                    count: 3
+                },
+                Entry::Event(5),
+                // One routine job alone stays a row of its own.
+                Entry::Event(6),
+                Entry::Event(7),
+            ]
+        );
+        assert_eq!(entries(&list, true, &none).len(), 7);
+        let opened = HashSet::from([2]);
+        assert_eq!(entries(&list, false, &opened).len(), 7);
+    }
 
     #[test]
     fn settings_changes_read_as_words() {

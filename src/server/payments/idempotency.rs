@@ -68,7 +68,7 @@ pub async fn claim(
     since_ms: i64,
     now_ms: i64,
 ) -> Result<bool, sqlx::Error> {
-    let claimed = sqlx::query(CLAIM_SQL)
+    let claimed = sqlx::query(crate::domain::transfer::CLAIM_SQL)
         .bind(partition_of(now_ms))
         .bind(user)
         .bind(key)
@@ -80,17 +80,6 @@ pub async fn claim(
         .rows_affected();
     Ok(claimed == 1)
 }
-
-/// The atomic claim, as the inspector can show it.
-pub const CLAIM_SQL: &str = "INSERT INTO idempotency_keys
-   (partition_day, user_id, idem_key, request_hash, status, created_ms, updated_ms)
- SELECT ?1, ?2, ?3, ?4, 'IN_PROGRESS', ?5, ?5
- WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys
-                   WHERE user_id = ?2 AND idem_key = ?3 AND created_ms >= ?6)
- ON CONFLICT (partition_day, user_id, idem_key) DO UPDATE SET
-   request_hash = excluded.request_hash, status = 'IN_PROGRESS', response_status = NULL,
-   response_body = NULL, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms
- WHERE idempotency_keys.created_ms < ?6";
 
 /// Stores the response for a key. The claimed IN_PROGRESS row inside the window is completed;
 /// without one (look-then-write, or a row released meanwhile) today's partition gets the row,

@@ -126,6 +126,22 @@ pub async fn by_key(
 }
 
 /// How many debits one intent already has (ground truth for the damage meter only).
+/// Whether an earlier debit for this decision to pay came with the same Idempotency-Key as the
+/// one just written (so the key reached the server twice, rather than a new key).
+pub async fn intent_debited_with_key(
+    conn: &mut SqliteConnection,
+    intent: &str,
+    key: &str,
+) -> Result<bool, sqlx::Error> {
+    let n: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM ledger WHERE lab_intent = ?1 AND idem_key = ?2")
+            .bind(intent)
+            .bind(key)
+            .fetch_one(conn)
+            .await?;
+    Ok(n > 1)
+}
+
 pub async fn debits_for_intent(
     conn: &mut SqliteConnection,
     intent: &str,

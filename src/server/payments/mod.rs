@@ -25,6 +25,7 @@ use super::pipeline;
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
 use crate::domain::clock::HOUR_MS;
+use crate::domain::explain;
 use crate::domain::pipeline::TransferDone;
 use crate::domain::{
     CrashMode, CrashPoint, EventKind, Faults, Layer, Outcome, Safeguard, TransferBody,
@@ -369,18 +370,33 @@ async fn complete(
             }
             new_event = Some(event);
             let before = ledger::debits_for_intent(&mut tx, &req.intent).await? - 1;
-            let (outcome, damage) = if before > 0 {
-                (Outcome::Escaped, json!("double charge"))
+            let (outcome, damage, would_catch) = if before > 0 {
+                let same_key =
+                    ledger::intent_debited_with_key(&mut tx, &req.intent, &req.key).await?;
+                let guards = explain::debit_escape_guards(same_key, &world.safeguards);
+                (
+                    Outcome::Escaped,
+                    json!("double charge"),
+                    json!(explain::ids(&guards)),
+                )
             } else {
-                (Outcome::Ok, serde_json::Value::Null)
+                (
+                    Outcome::Ok,
+                    serde_json::Value::Null,
+                    serde_json::Value::Null,
+                )
             };
+            let mut facts = json!({"txn": entry.txn, "amount": amount, "balance": entry.balance_after,
+                       "transfer_id": transfer_id, "instance": instance, "damage": damage});
+            if !would_catch.is_null() {
+                facts["would_catch"] = would_catch;
+            }
             cx.record(
                 Layer::Ledger,
                 EventKind::Debited,
                 key.clone(),
                 outcome,
-                json!({"txn": entry.txn, "amount": amount, "balance": entry.balance_after,
-                       "transfer_id": transfer_id, "instance": instance, "damage": damage}),
+                facts,
             );
             created(&entry.receipt())
         } else {
