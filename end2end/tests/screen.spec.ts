@@ -61,6 +61,8 @@ test.describe('the lab screen', () => {
     await expect(result.locator('li')).toHaveCount(2);
     await expect(result.locator('li').nth(0)).toHaveAttribute('data-status', '201');
     await expect(result.locator('li').nth(1)).toHaveAttribute('data-status', '409');
+    // The status comes in the page's digits, with its words.
+    await expect(result.locator('li').nth(1)).toContainText('৪০৯: একই key-র কাজ এখনও চলছে');
     await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
 
     await page.getByTestId('attack-reused-key').click();

@@ -8,7 +8,7 @@ use super::controls::{ControlError, ErrorLine, NetworkFaults};
 use super::crafted_attack;
 use super::stream::LabStream;
 use super::wide::open_when_wide;
-use crate::app::i18n::{taka, tr_id};
+use crate::app::i18n::{digits, taka, tr_args, tr_id};
 use crate::domain::explain::status_message;
 use crate::domain::phone::{Answer, Attack, AttackAnswer};
 
@@ -86,20 +86,20 @@ fn Attacks(live: LabStream) -> impl IntoView {
 fn AttackLine(a: AttackAnswer) -> impl IntoView {
     let status = a.status;
     let amount = a.amount;
+    // The status in the page's digits with its words; the protocol's own text as code.
     let what = match &a.answer {
         Answer::Receipt {
             receipt,
             replayed: false,
-        } => format!("{} · {}", status, receipt.txn),
+        } => receipt.txn.clone(),
         Answer::Receipt {
             receipt,
             replayed: true,
-        } => format!("{} · {} (Idempotent-Replayed)", status, receipt.txn),
-        Answer::Refused { kind, .. } => format!("{status} {kind}"),
-        Answer::InProgress => format!("{status} idempotency-key-in-progress"),
-        Answer::AlreadyMade => format!("{status} duplicate-transfer"),
-        Answer::TryLater => format!("{status}"),
-        Answer::NoAnswer => format!("{status} —"),
+        } => format!("{} (Idempotent-Replayed)", receipt.txn),
+        Answer::Refused { kind, .. } => kind.clone(),
+        Answer::InProgress => "idempotency-key-in-progress".to_owned(),
+        Answer::AlreadyMade => "duplicate-transfer".to_owned(),
+        Answer::TryLater | Answer::NoAnswer => "—".to_owned(),
     };
     let note = match &a.answer {
         Answer::Receipt {
@@ -114,8 +114,10 @@ fn AttackLine(a: AttackAnswer) -> impl IntoView {
         <li data-status=status>
             <strong>{move || taka(amount)}</strong>
             " → "
-            <code>{what}</code>
-            <span class="status-words">" (" {move || tr_id(&status_message(status.into()))} ")"</span>
+            <span class="status-words">
+                {move || tr_args("status-line", &[("code", digits(&status.to_string())), ("words", tr_id(&status_message(status.into())))])}
+            </span>
+            " " <code>{what}</code>
             <span class="hint">" " {move || tr_id(note)}</span>
         </li>
     }
