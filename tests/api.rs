@@ -449,6 +449,37 @@ async fn pages_render_with_security_headers_and_lab_remembers_its_sandbox() {
         .unwrap();
     assert_eq!(again.headers()["location"], location.as_str());
 
+    // `?seed=N` opens a new sandbox with that seed, even for a browser that has one.
+    let seeded = lab
+        .client
+        .get(lab.url("/lab?seed=4242"))
+        .header("cookie", format!("pocketpay_sandbox={id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(seeded.status(), StatusCode::SEE_OTHER);
+    let seeded_at = seeded.headers()["location"].to_str().unwrap().to_owned();
+    assert_ne!(seeded_at, location);
+    let state: serde_json::Value = lab
+        .get(&format!(
+            "/api/sandboxes/{}/state",
+            seeded_at.trim_start_matches("/lab/")
+        ))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(state["seed"], 4242);
+    // A seed that is not a whole number is refused in words, and makes nothing.
+    let bad = lab.get("/lab?seed=abc").await;
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(bad.headers()["content-type"], "application/problem+json");
+    assert!(bad
+        .text()
+        .await
+        .unwrap()
+        .contains("seed: expected a whole number"));
+
     let page = lab.get(&location).await;
     assert_eq!(page.status(), StatusCode::OK);
     let csp = page.headers()["content-security-policy"]

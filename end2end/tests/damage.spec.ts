@@ -1,5 +1,4 @@
-import { test, expect } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage, noteSeed } from './lab-page';
 
 // The damage meter is calm while money is on its way (a debit whose event still waits in the
 // outbox or the log), and says "damage" only once nothing can bring the money any more.
@@ -11,6 +10,7 @@ test.afterEach(async ({}, info) => {
 });
 
 test('money in flight is not damage; an event lost for good is', async ({ page }) => {
+  noteSeed(SEED);
   const created = await page.request.post('/api/sandboxes', { data: { seed: SEED, paused: true } });
   expect(created.status(), `seed ${SEED}`).toBe(201);
   const id: string = (await created.json()).id;

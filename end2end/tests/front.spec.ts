@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { test, expect } from './lab-page';
 import AxeBuilder from '@axe-core/playwright';
 
 // The front page says what idempotency is in one plain sentence before anything else, and its

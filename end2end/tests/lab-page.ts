@@ -1,4 +1,36 @@
-import { expect, type Locator, type Page } from '@playwright/test';
+import { test as base, expect, type Locator, type Page, type TestInfo } from '@playwright/test';
+
+/** Every spec's `test`: a sandbox's seed is noted on the test as it is made, and a failing test
+ * prints every seed it used, so the run can be replayed (`/lab?seed=N`). */
+export const test = base.extend<{ seeds: void }>({
+  seeds: [
+    async ({}, use, info) => {
+      await use();
+      if (info.status !== info.expectedStatus) {
+        const seeds = info.annotations.filter((a) => a.type === 'seed').map((a) => a.description);
+        if (seeds.length) console.log(`${info.title}: failed with seed ${seeds.join(', ')}`);
+      }
+    },
+    { auto: true },
+  ],
+});
+export { expect };
+
+/** A fixed seed for the `n`th sandbox a test makes, from the test's own name: the same test
+ * always gets the same sandbox. */
+export function seedFor(info: TestInfo, n = 0): number {
+  let h = 2166136261;
+  for (const c of `${info.titlePath.join(' › ')} #${n}`) {
+    h ^= c.charCodeAt(0);
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h;
+}
+
+/** Notes a sandbox's seed on the running test (printed if it fails). */
+export function noteSeed(seed: number) {
+  base.info().annotations.push({ type: 'seed', description: String(seed) });
+}
 
 /** The lab screen as a student sees it: the phones, the network panel, the clock, the timeline,
  * the damage meter, the inspector and the instructor's panel. */
@@ -133,6 +165,7 @@ export class LabPage {
   /** Makes a sandbox with a fixed seed through the API, opens its lab and waits for hydration;
    * returns the sandbox's API path. */
   async openSeeded(seed: number): Promise<string> {
+    noteSeed(seed);
     const created = await this.page.request.post('/api/sandboxes', { data: { seed } });
     expect(created.status(), `seed ${seed}`).toBe(201);
     const id: string = (await created.json()).id;
@@ -153,9 +186,14 @@ export class LabPage {
     expect(res.ok(), `clock speed ${speed}`).toBeTruthy();
   }
 
-  /** Opens /lab (which finds or makes this browser's sandbox) and waits for hydration. */
+  /** Opens a new sandbox through the entrance with this test's fixed seed (`/lab?seed=N`),
+   * and waits for hydration. */
   async open(): Promise<string> {
-    await this.page.goto('/lab');
+    const info = base.info();
+    const made = info.annotations.filter((a) => a.type === 'seed').length;
+    const seed = seedFor(info, made);
+    noteSeed(seed);
+    await this.page.goto(`/lab?seed=${seed}`);
     await this.page.waitForURL(/\/lab\/[0-9a-f-]{36}$/);
     await this.hydrated();
     return this.sandboxId();

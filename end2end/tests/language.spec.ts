@@ -1,5 +1,4 @@
-import { test, expect } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage } from './lab-page';
 
 // Text that used to bypass the locale files: the SMS's sender, the replay's consumers and the
 // replay form's limit follow the page's language and digits.

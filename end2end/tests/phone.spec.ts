@@ -1,5 +1,4 @@
-import { test, expect } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage } from './lab-page';
 
 // Shimul's phone shows only what the PocketPay app knows: the balance of the last receipt it
 // received, a Send button that says what the app is doing, and the requests it has sent,

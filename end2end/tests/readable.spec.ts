@@ -1,6 +1,6 @@
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect, LabPage, noteSeed } from './lab-page';
+import type { Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { LabPage } from './lab-page';
 
 // The lab as a newcomer reads it: routine jobs folded, the selected event explained in words,
 // the switches beside the phone by their human names, and at a phone's width a readable event
@@ -17,6 +17,7 @@ test.afterEach(async ({}, info) => {
 /** The story through the API: no kept key, no table, the first answer lost, a second tap with
  * a new key; then two days pass. Returns the sandbox's API path. */
 async function story(page: Page): Promise<string> {
+  noteSeed(SEED);
   const created = await page.request.post('/api/sandboxes', { data: { seed: SEED } });
   expect(created.status(), `seed ${SEED}`).toBe(201);
   const api = `/api/sandboxes/${(await created.json()).id}`;

@@ -1,5 +1,4 @@
-import { test, expect } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage, noteSeed } from './lab-page';
 
 // The instructor's reset, seen from Shimul's phone: after it the app works with every guard on,
 // whatever was switched off before, and a reload does not take the reset for a new one.
@@ -11,6 +10,7 @@ test.afterEach(async ({}, info) => {
 });
 
 test('after a reset, a reload keeps the pending key and the retry debits once', async ({ page }) => {
+  noteSeed(SEED);
   const created = await page.request.post('/api/sandboxes', { data: { seed: SEED } });
   expect(created.status(), `seed ${SEED}`).toBe(201);
   const id: string = (await created.json()).id;

@@ -1,5 +1,4 @@
-import { test, expect } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage } from './lab-page';
 
 // Each safeguard says what breaks without it, and the four that work inside the idempotency
 // table say so when the table is off instead of reading "on" while doing nothing.

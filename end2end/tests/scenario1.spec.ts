@@ -1,5 +1,4 @@
-import { test, expect } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage } from './lab-page';
 
 // docs/reference.md §7, scenario 1, through Shimul's phone: a response lost on the train's network, and the
 // tap that follows.

@@ -1,5 +1,5 @@
-import { test, expect, type Page } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage } from './lab-page';
+import type { Page } from '@playwright/test';
 
 // docs/reference.md §7, through the screen a student uses (scenario 1 has its own file; 3 and 4
 // are the network panel's crafted attacks, in screen.spec.ts; 7 and 8 need the lessons).

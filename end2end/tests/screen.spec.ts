@@ -1,6 +1,5 @@
-import { test, expect } from '@playwright/test';
+import { test, expect, LabPage } from './lab-page';
 import AxeBuilder from '@axe-core/playwright';
-import { LabPage } from './lab-page';
 
 test.describe('the lab screen', () => {
   test('speaks Bangla first and English on request, and remembers the choice', async ({ page }) => {

@@ -1,5 +1,5 @@
-import { test, expect, type Locator } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage } from './lab-page';
+import type { Locator } from '@playwright/test';
 
 // The live timeline (issue 6): lanes, chains, counters, rewind, run links, shortcuts.
 

@@ -1,5 +1,4 @@
-import { test, expect } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage } from './lab-page';
 
 test('a lost response and its retry appear on the timeline, lane by lane', async ({ page }) => {
   const lab = new LabPage(page);

@@ -1,5 +1,4 @@
-import { test, expect } from '@playwright/test';
-import { LabPage } from './lab-page';
+import { test, expect, LabPage } from './lab-page';
 
 // How the lab's sentences read: whole Bangla sentences, and English counts in the singular or
 // the plural as the number asks.

@@ -1,7 +1,7 @@
 //! The whole HTTP surface in one router: the API, the `/lab` entrance, the Leptos pages, the
 //! static files, and the headers every response carries.
 
-use axum::extract::{FromRef, State};
+use axum::extract::{FromRef, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
@@ -12,7 +12,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use super::error::LabError;
 use super::lab::Lab;
 use crate::app::{shell, App};
-use crate::domain::ClockMode;
+use crate::domain::{ClockMode, FieldError};
 
 /// What every handler and server function can reach.
 #[derive(Clone)]
@@ -55,17 +55,40 @@ pub fn app(leptos_options: LeptosOptions, lab: Lab) -> Router {
         .layer(axum::middleware::map_response(security_headers))
 }
 
-/// `GET /lab`: back to this browser's sandbox if it still exists, else a new one.
+/// The entrance's query: `/lab?seed=N` always opens a new sandbox with that seed (a shared
+/// experiment, a test that must replay).
+#[derive(serde::Deserialize)]
+struct Entrance {
+    seed: Option<String>,
+}
+
+/// `GET /lab`: back to this browser's sandbox if it still exists, else a new one;
+/// `GET /lab?seed=N`: a new sandbox with seed N, which becomes this browser's.
 async fn lab_entrance(
     State(state): State<AppState>,
+    Query(entrance): Query<Entrance>,
     headers: HeaderMap,
 ) -> Result<Response, LabError> {
-    if let Some(id) = cookie(&headers, SANDBOX_COOKIE) {
-        if let Ok(sandbox) = state.lab.get(&id).await {
-            return Ok(Redirect::to(&format!("/lab/{}", sandbox.id)).into_response());
+    let seed = match entrance.seed.as_deref() {
+        None => None,
+        Some(text) => Some(text.trim().parse::<u64>().map_err(|_| {
+            FieldError::new(
+                "seed",
+                format!(
+                    "expected a whole number from 0 to {}, not {text:?}",
+                    u64::MAX
+                ),
+            )
+        })?),
+    };
+    if seed.is_none() {
+        if let Some(id) = cookie(&headers, SANDBOX_COOKIE) {
+            if let Ok(sandbox) = state.lab.get(&id).await {
+                return Ok(Redirect::to(&format!("/lab/{}", sandbox.id)).into_response());
+            }
         }
     }
-    let sandbox = state.lab.create(None, ClockMode::Live).await?;
+    let sandbox = state.lab.create(seed, ClockMode::Live).await?;
     let max_age = state.lab.config().sandbox_ttl.as_secs();
     let mut response = Redirect::to(&format!("/lab/{}", sandbox.id)).into_response();
     response.headers_mut().insert(
