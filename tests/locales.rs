@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use pocketpay_lab::domain::course::CHAPTERS;
 use pocketpay_lab::domain::explain::STATUS_WORDS;
 use pocketpay_lab::domain::{CrashPoint, Damage, Layer, Outcome, Safeguard};
 
@@ -84,6 +85,16 @@ fn built_ids() -> BTreeSet<String> {
         }
         ids.insert(format!("damage-{figure}"));
         ids.insert(format!("damage-{figure}-means"));
+    }
+    for chapter in CHAPTERS {
+        let key = chapter.key();
+        for part in ["title", "opening", "look", "why-title", "why", "cost"] {
+            ids.insert(format!("{key}-{part}"));
+        }
+        for k in 1..=chapter.steps.len() {
+            ids.insert(format!("{key}-step{k}"));
+            ids.insert(format!("{key}-step{k}-try"));
+        }
     }
     for code in STATUS_WORDS {
         ids.insert(format!("status-{code}"));

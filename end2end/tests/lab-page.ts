@@ -188,13 +188,13 @@ export class LabPage {
 
   /** Opens a new sandbox through the entrance with this test's fixed seed (`/lab?seed=N`),
    * and waits for hydration. */
-  async open(): Promise<string> {
+  async open(chapter?: number): Promise<string> {
     const info = base.info();
     const made = info.annotations.filter((a) => a.type === 'seed').length;
     const seed = seedFor(info, made);
     noteSeed(seed);
-    await this.page.goto(`/lab?seed=${seed}`);
-    await this.page.waitForURL(/\/lab\/[0-9a-f-]{36}$/);
+    await this.page.goto(`/lab?seed=${seed}${chapter ? `&chapter=${chapter}` : ''}`);
+    await this.page.waitForURL(/\/lab\/[0-9a-f-]{36}(\?chapter=\d+)?$/);
     await this.hydrated();
     return this.sandboxId();
   }

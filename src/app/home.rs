@@ -11,7 +11,10 @@ pub fn Home() -> impl IntoView {
             <p class="home-what" data-testid="home-what">{move || tr!("home-what")}</p>
             <p>{move || tr!("home-story")}</p>
             <p>{move || tr!("home-layers")}</p>
-            <a class="button primary" href="/lab" rel="external">{move || tr!("home-open-lab")}</a>
+            <div class="home-ways">
+                <a class="button primary" href="/lab?chapter=1" rel="external" data-testid="start-course">{move || tr!("home-start-course")}</a>
+                <a class="button" href="/lab" rel="external">{move || tr!("home-open-lab")}</a>
+            </div>
         </section>
         <section class="panel">
             <h2>{move || tr!("home-own-title")}</h2>

@@ -55,6 +55,8 @@ pub enum EventKind {
     SandboxCreated,
     /// The sandbox went back to the lesson's start.
     SandboxReset,
+    /// A scenario's preset was loaded (`POST …/scenario/{n}`): the sandbox was reset and set up.
+    ScenarioLoaded,
     /// The instructor changed safeguards (details: the new settings of those changed).
     SafeguardsChanged,
     /// The instructor changed faults (details: what changed).

@@ -5,6 +5,7 @@
 //! name everywhere.
 
 pub mod clock;
+pub mod course;
 pub mod event;
 pub mod explain;
 pub mod fault;
@@ -13,6 +14,7 @@ pub mod phone;
 pub mod pipeline;
 pub mod run;
 pub mod safeguard;
+pub mod scenario;
 pub mod state;
 pub mod transfer;
 

@@ -71,7 +71,8 @@ impl Run {
 }
 
 /// One recorded input: `{"transfer": …}`, `{"safeguards": …}`, `{"faults": …}`,
-/// `{"replay": …}`, `{"app": …}` or a clock command (`{"op": …}`).
+/// `{"replay": …}`, `{"app": …}`, `{"scenario": {"n", "variant"}}` or a clock command
+/// (`{"op": …}`).
 fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
     let map = expect_object(input)?;
     if let Some(op) = map.get("op") {
@@ -100,7 +101,7 @@ fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
     let (Some((kind, body)), None) = (entries.next(), entries.next()) else {
         return Err(FieldError::new(
             "(input)",
-            "expected one of transfer, safeguards, faults, replay, app or op",
+            "expected one of transfer, safeguards, faults, replay, app, scenario or op",
         ));
     };
     let inner = |e: FieldError| FieldError::new(format!("{kind}.{}", e.field), e.message);
@@ -113,9 +114,32 @@ fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
         "faults" => Faults::default().patched(body).map(|_| ()).map_err(inner),
         "replay" => check_replay(body).map(|_| ()).map_err(inner),
         "app" => AppSignal::parse(body).map(|_| ()).map_err(inner),
+        "scenario" => check_scenario(body).map_err(inner),
         _ => Err(FieldError::new(
             kind.clone(),
-            "unknown input: expected transfer, safeguards, faults, replay, app or op",
+            "unknown input: expected transfer, safeguards, faults, replay, app, scenario or op",
+        )),
+    }
+}
+
+/// `{"n", "variant"}`: the mark a loaded scenario leaves in a run.
+fn check_scenario(body: &serde_json::Value) -> Result<(), FieldError> {
+    let map = expect_object(body)?;
+    if let Some(extra) = map.keys().find(|k| !["n", "variant"].contains(&k.as_str())) {
+        return Err(FieldError::new(
+            extra.clone(),
+            "unknown field: expected n and variant",
+        ));
+    }
+    let n = map
+        .get("n")
+        .ok_or_else(|| FieldError::new("n", "required"))?;
+    super::int_in("n", n, 1, 12)?;
+    match map.get("variant").and_then(|v| v.as_str()) {
+        Some("guarded" | "unguarded") => Ok(()),
+        _ => Err(FieldError::new(
+            "variant",
+            "expected \"guarded\" or \"unguarded\"",
         )),
     }
 }

@@ -8,6 +8,8 @@ pub enum LabError {
     NotFound,
     #[error("this sandbox's log has no event {0}")]
     UnknownEvent(i64),
+    #[error("there is no scenario {0:?}: the scenarios are 1 to 12")]
+    UnknownScenario(String),
     #[error(
         "a page of another site may not change a sandbox: the Origin {0:?} is not this server's"
     )]
@@ -46,7 +48,7 @@ impl LabError {
     /// The HTTP status this error answers with.
     pub fn status(&self) -> u16 {
         match self {
-            LabError::NotFound | LabError::UnknownEvent(_) => 404,
+            LabError::NotFound | LabError::UnknownEvent(_) | LabError::UnknownScenario(_) => 404,
             LabError::ForeignOrigin(_) => 403,
             LabError::UnsupportedMediaType(_) => 415,
             LabError::Unauthorized => 401,
@@ -66,6 +68,7 @@ impl LabError {
         match self {
             LabError::NotFound => "unknown-sandbox",
             LabError::UnknownEvent(_) => "unknown-event",
+            LabError::UnknownScenario(_) => "unknown-scenario",
             LabError::ForeignOrigin(_) => "foreign-origin",
             LabError::UnsupportedMediaType(_) => "unsupported-media-type",
             LabError::Unauthorized => "unknown-user",

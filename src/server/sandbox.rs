@@ -29,6 +29,7 @@ use crate::domain::clock::START_MS;
 use crate::domain::phone::AppSignal;
 use crate::domain::pipeline::Consumer;
 use crate::domain::run::{Run, RunInput};
+use crate::domain::scenario::Preset;
 use crate::domain::TransferBody;
 use crate::domain::{
     Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, Layer, Outcome, Safeguard,
@@ -51,6 +52,7 @@ enum Command {
     ),
     Faults(serde_json::Value, oneshot::Sender<Result<Faults, LabError>>),
     Reset(oneshot::Sender<Result<(), LabError>>),
+    Scenario(Box<Preset>, oneshot::Sender<Result<(), LabError>>),
     State(i64, oneshot::Sender<Result<SandboxState, LabError>>),
     Transfer(TransferRequest, oneshot::Sender<ApiReply>),
     App(AppSignal, oneshot::Sender<Result<(), LabError>>),
@@ -123,6 +125,11 @@ impl SandboxHandle {
     /// Returns the sandbox to the lesson's start.
     pub async fn reset(&self) -> Result<(), LabError> {
         self.ask(Command::Reset).await
+    }
+
+    /// Resets the sandbox and loads a scenario's preset (docs/reference.md §7).
+    pub async fn load_scenario(&self, preset: Preset) -> Result<(), LabError> {
+        self.ask(|tx| Command::Scenario(Box::new(preset), tx)).await
     }
 
     /// Sends a transfer through the sandbox's network to its payment API and waits for what
@@ -521,6 +528,10 @@ impl Owner {
                 }
                 Command::Reset(reply) => {
                     let r = self.reset().await;
+                    let _ = reply.send(r);
+                }
+                Command::Scenario(preset, reply) => {
+                    let r = self.load_scenario(*preset).await;
                     let _ = reply.send(r);
                 }
                 Command::State(rows, reply) => {
@@ -993,6 +1004,13 @@ impl Owner {
         if let Some(body) = input.get("safeguards") {
             return self.set_safeguards(body.clone()).await.map(|_| ());
         }
+        if let Some(scenario) = input.get("scenario") {
+            // The reset and the settings around it are inputs of their own: this is the
+            // timeline's mark.
+            self.record_input(&input).await?;
+            let e = self.lab_event(EventKind::ScenarioLoaded, scenario.clone());
+            return self.publish(vec![e]).await;
+        }
         if let Some(body) = input.get("faults") {
             return self.set_faults(body.clone()).await.map(|_| ());
         }
@@ -1087,6 +1105,36 @@ impl Owner {
         self.save().await?;
         self.report_clock();
         Ok(())
+    }
+
+    /// A scenario's preset: a reset under the preset's seed, then a "scenario loaded" event and
+    /// the preset's settings, each recorded as an input so a run replays them.
+    async fn load_scenario(&mut self, preset: Preset) -> Result<(), LabError> {
+        if preset.seed != self.seed {
+            sqlx::query("UPDATE sandbox SET seed = ?1 WHERE id = 1")
+                .bind(preset.seed as i64)
+                .execute(self.world.stores.pool(StoreName::Lab))
+                .await?;
+            self.seed = preset.seed;
+        }
+        self.reset().await?;
+        let scenario = json!({"n": preset.n, "variant": preset.variant.id()});
+        self.record_input(&json!({ "scenario": scenario })).await?;
+        let e = self.lab_event(EventKind::ScenarioLoaded, scenario);
+        self.publish(vec![e]).await?;
+        if preset.safeguards.as_object().is_some_and(|m| !m.is_empty()) {
+            self.set_safeguards(preset.safeguards).await?;
+        }
+        if preset.faults.as_object().is_some_and(|m| !m.is_empty()) {
+            self.set_faults(preset.faults).await?;
+        }
+        if preset.speed != self.speed {
+            self.clock_commands(vec![ClockCommand::Speed {
+                speed: preset.speed,
+            }])
+            .await?;
+        }
+        self.save().await
     }
 
     async fn state(&mut self, rows: i64) -> Result<SandboxState, LabError> {

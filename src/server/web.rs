@@ -60,6 +60,8 @@ pub fn app(leptos_options: LeptosOptions, lab: Lab) -> Router {
 #[derive(serde::Deserialize)]
 struct Entrance {
     seed: Option<String>,
+    /// A chapter to open (`/lab?chapter=1`, the front page's way into the course).
+    chapter: Option<String>,
 }
 
 /// `GET /lab`: back to this browser's sandbox if it still exists, else a new one;
@@ -81,16 +83,21 @@ async fn lab_entrance(
             )
         })?),
     };
+    let query = entrance
+        .chapter
+        .and_then(|c| c.parse::<u8>().ok())
+        .map(|c| format!("?chapter={c}"))
+        .unwrap_or_default();
     if seed.is_none() {
         if let Some(id) = cookie(&headers, SANDBOX_COOKIE) {
             if let Ok(sandbox) = state.lab.get(&id).await {
-                return Ok(Redirect::to(&format!("/lab/{}", sandbox.id)).into_response());
+                return Ok(Redirect::to(&format!("/lab/{}{query}", sandbox.id)).into_response());
             }
         }
     }
     let sandbox = state.lab.create(seed, ClockMode::Live).await?;
     let max_age = state.lab.config().sandbox_ttl.as_secs();
-    let mut response = Redirect::to(&format!("/lab/{}", sandbox.id)).into_response();
+    let mut response = Redirect::to(&format!("/lab/{}{query}", sandbox.id)).into_response();
     response.headers_mut().insert(
         header::SET_COOKIE,
         HeaderValue::from_str(&format!(

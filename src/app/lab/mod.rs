@@ -7,6 +7,7 @@
 //! The server functions below are thin adapters over the sandbox's service calls; the phone
 //! alone talks to the payment API over HTTP, as a real app would.
 
+mod chapter;
 mod clock_panel;
 mod controls;
 mod damage;
@@ -24,11 +25,14 @@ mod wide;
 use leptos::prelude::*;
 use leptos::server_fn;
 use leptos_fluent::tr;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
+use crate::domain::course::{self, Panel};
 use crate::domain::phone::{Attack, AttackAnswer};
 use crate::domain::run::Run;
+use crate::domain::scenario::Variant;
 use crate::domain::{ClockCommand, ClockState, Faults, Safeguards, SandboxState};
+use chapter::{ChapterPanel, Focus};
 use damage::DamageMeter;
 use inspector::Inspector;
 use instructor::InstructorPanel;
@@ -114,6 +118,21 @@ pub async fn change_faults(
 pub async fn reset_sandbox(sandbox: String) -> Result<SandboxState, ServerFnError> {
     let s = sandbox_of(&sandbox).await?;
     s.reset().await.map_err(fail)?;
+    s.state_rows(ROWS_PER_TABLE).await.map_err(fail)
+}
+
+/// Loads a scenario's preset (a reset, then its settings) and returns the sandbox after it,
+/// each table cut like [`get_state`]'s.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn load_scenario(
+    sandbox: String,
+    scenario: u8,
+    variant: Variant,
+) -> Result<SandboxState, ServerFnError> {
+    let preset = crate::domain::scenario::preset(scenario, variant)
+        .ok_or_else(|| ServerFnError::new("there is no such scenario"))?;
+    let s = sandbox_of(&sandbox).await?;
+    s.load_scenario(preset).await.map_err(fail)?;
     s.state_rows(ROWS_PER_TABLE).await.map_err(fail)
 }
 
@@ -225,24 +244,53 @@ fn Lab(id: String, initial: SandboxState) -> impl IntoView {
     let live = stream::LabStream::new(id, initial);
     live.connect();
     let presenter = instructor::presenter_mode();
+    let query = use_query_map();
+    let focus = Focus {
+        chapter: Memo::new(move |_| {
+            query
+                .read()
+                .get("chapter")
+                .and_then(|c| c.parse::<u8>().ok())
+                .and_then(course::chapter)
+        }),
+        show_all: RwSignal::new(false),
+    };
+    // Each panel sits in a slot that folds away while a chapter open does not use it.
+    let slot = move |panel: Panel, inner: AnyView| {
+        view! {
+            <div class="slot" data-panel=panel.id() class:folded-away=move || focus.hides(panel)>
+                {inner}
+            </div>
+        }
+    };
     view! {
-        <div class="lab" class:presenter=move || presenter.get()>
+        <div class="lab" class:presenter=move || presenter.get() class:with-chapter=move || focus.chapter.get().is_some()>
             <h1 class="visually-hidden">{move || tr!("lab-title")}</h1>
             {view! { <SummaryBar live=live.clone() /> }.into_any()}
             <div class="lab-grid">
+                {
+                    let live = live.clone();
+                    move || focus.chapter.get().map(|chapter| {
+                        view! {
+                            <div class="lab-col lab-chapter">
+                                <ChapterPanel live=live.clone() focus chapter />
+                            </div>
+                        }
+                    })
+                }
                 <div class="lab-col lab-people">
-                    {view! { <ShimulPhone live=live.clone() /> }.into_any()}
-                    {view! { <Switches live=live.clone() /> }.into_any()}
-                    {view! { <NetworkPanel live=live.clone() /> }.into_any()}
-                    {view! { <TithiPhone live=live.clone() /> }.into_any()}
+                    {slot(Panel::Phone, view! { <ShimulPhone live=live.clone() /> }.into_any())}
+                    {slot(Panel::Switches, view! { <Switches live=live.clone() /> }.into_any())}
+                    {slot(Panel::Network, view! { <NetworkPanel live=live.clone() /> }.into_any())}
+                    {slot(Panel::Tithi, view! { <TithiPhone live=live.clone() /> }.into_any())}
                 </div>
                 <div class="lab-col lab-watch">
-                    {view! { <DamageMeter live=live.clone() /> }.into_any()}
-                    {view! { <Timeline live=live.clone() /> }.into_any()}
-                    {view! { <Inspector live=live.clone() /> }.into_any()}
+                    {slot(Panel::Damage, view! { <DamageMeter live=live.clone() /> }.into_any())}
+                    {slot(Panel::Timeline, view! { <Timeline live=live.clone() /> }.into_any())}
+                    {slot(Panel::Inspector, view! { <Inspector live=live.clone() /> }.into_any())}
                 </div>
                 <div class="lab-col lab-teach">
-                    {view! { <InstructorPanel live presenter /> }.into_any()}
+                    {slot(Panel::Instructor, view! { <InstructorPanel live presenter /> }.into_any())}
                 </div>
             </div>
         </div>

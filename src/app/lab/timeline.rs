@@ -930,6 +930,17 @@ pub fn describe(e: &TimelineEvent) -> String {
             vec![("amount", taka(n("amount"))), ("again", again("ev-again"))]
         }
         EventKind::ReplayStarted => vec![("consumer", word("consumer"))],
+        EventKind::ScenarioLoaded => vec![
+            ("n", num(n("n"))),
+            (
+                "variant",
+                if word("variant") == "unguarded" {
+                    tr_id("variant-unguarded")
+                } else {
+                    tr_id("variant-guarded")
+                },
+            ),
+        ],
         _ => vec![],
     };
     tr_args(&format!("ev-{}", e.kind.id()), &args)

@@ -17,6 +17,7 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use crate::domain::run::{check_replay, Run};
+use crate::domain::scenario;
 use crate::domain::{
     expect_object, transfer, ClockCommand, ClockMode, ClockState, FieldError, Receipt,
     SandboxState, TransferBody,
@@ -35,6 +36,7 @@ pub fn router(lab: &Lab) -> Router<Lab> {
         .route("/api/sandboxes/{id}/faults", put(faults))
         .route("/api/sandboxes/{id}/clock", post(clock))
         .route("/api/sandboxes/{id}/reset", post(reset))
+        .route("/api/sandboxes/{id}/scenario/{n}", post(scenario))
         .route("/api/sandboxes/{id}/events", get(sse::events))
         .route("/api/sandboxes/{id}/transfers", post(transfer))
         .route("/api/sandboxes/{id}/app-events", post(app_event))
@@ -252,6 +254,50 @@ async fn clock(
 async fn reset(State(lab): State<Lab>, SandboxId(id): SandboxId) -> Result<StatusCode, LabError> {
     lab.get(&id).await?.reset().await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST …/scenario/{n}`: resets the sandbox and loads scenario n's preset (docs/reference.md
+/// §7): its seed, safeguards, faults and clock, with a "scenario loaded" event on the
+/// timeline. The body is optional: `{"variant": "guarded"}` (the default) or `"unguarded"`.
+/// An unknown scenario or variant changes nothing.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/scenario/{n}", tag = "controls",
+    params(
+        openapi::SandboxPath,
+        ("n" = u8, Path, description = "The scenario, 1 to 12 (docs/reference.md §7); any other text answers 404 `unknown-scenario`"),
+    ),
+    request_body(content = openapi::ScenarioBody, description = "Optional; `{}` or nothing reads as the guarded variant"),
+    responses(
+        (status = 200, description = "The scenario is loaded", body = openapi::ScenarioLoaded),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such scenario (`unknown-scenario`); nothing changed", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
+    ))]
+async fn scenario(
+    State(lab): State<Lab>,
+    SandboxId(id): SandboxId,
+    params: RawPathParams,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = lab.get(&id).await?;
+    let n = params
+        .iter()
+        .find(|(name, _)| *name == "n")
+        .map(|(_, value)| value.to_owned())
+        .unwrap_or_default();
+    let preset = (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse::<u8>().ok())
+        .flatten()
+        .filter(|n| scenario::SCENARIOS.contains(n))
+        .ok_or_else(|| LabError::UnknownScenario(n.clone()))?;
+    let variant = scenario::Variant::parse_body(&json_body(body, true)?)?;
+    let preset = scenario::preset(preset, variant).expect("every scenario in range has a preset");
+    let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
+    sandbox.load_scenario(preset).await?;
+    Ok(Json(answer))
 }
 
 /// `POST …/transfers`: the payment API, through the sandbox's network and load balancer.

@@ -65,6 +65,18 @@ pub struct Replayed {
     offsets: (),
 }
 
+/// `{"scenario", "variant", "seed"}`: the preset just loaded.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ScenarioLoaded {
+    #[schema(minimum = 1, maximum = 12)]
+    scenario: u8,
+    #[schema(value_type = String, pattern = "^(guarded|unguarded)$")]
+    variant: String,
+    #[schema(minimum = 0)]
+    seed: u64,
+}
+
 /// The `{id}` of every sandbox route.
 #[derive(utoipa::IntoParams)]
 #[into_params(parameter_in = Path)]
@@ -91,6 +103,7 @@ macro_rules! exact_schemas {
 
 exact_schemas!(
     CreateBody,
+    ScenarioBody,
     SafeguardsBody,
     FaultsBody,
     ClockBody,
@@ -165,6 +178,7 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
         super::faults,
         super::clock,
         super::reset,
+        super::scenario,
         super::sse::events,
         super::transfer,
         super::app_event,
@@ -183,7 +197,9 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
             crate::server::invariants::Violation,
             Imported,
             Replayed,
+            ScenarioLoaded,
             CreateBody,
+            ScenarioBody,
             SafeguardsBody,
             FaultsBody,
             ClockBody,
@@ -281,6 +297,8 @@ pub fn document() -> &'static Value {
         create["responses"]["201"]["links"] = links.into();
         // No body at all reads as `{}`.
         create["requestBody"]["required"] = false.into();
+        doc["paths"]["/api/sandboxes/{id}/scenario/{n}"]["post"]["requestBody"]["required"] =
+            false.into();
         doc
     })
 }
@@ -314,8 +332,9 @@ fn stream_message() -> Value {
 }
 
 /// Every schema written out by [`exact_schema`].
-pub const EXACT: [&str; 10] = [
+pub const EXACT: [&str; 11] = [
     "CreateBody",
+    "ScenarioBody",
     "SafeguardsBody",
     "FaultsBody",
     "ClockBody",
@@ -444,6 +463,10 @@ pub fn exact_schema(name: &str) -> Value {
             clock
         }
         "ReplayBody" => replay,
+        "ScenarioBody" => object(
+            json!({"variant": {"type": "string", "enum": ["guarded", "unguarded"]}}),
+            &[],
+        ),
         "AppEventBody" => app_event,
         "TransferBody" => transfer,
         "RunBody" => {
@@ -469,6 +492,10 @@ pub fn exact_schema(name: &str) -> Value {
                 one("faults", object(fault_properties(false), &[])),
                 one("replay", replay),
                 one("app", app_event),
+                one("scenario", object(json!({
+                    "n": int(1, 12),
+                    "variant": {"type": "string", "enum": ["guarded", "unguarded"]},
+                }), &["n", "variant"])),
                 op("pause", json!({})),
                 op("resume", json!({})),
                 op("step", json!({})),
@@ -499,6 +526,7 @@ fn parameter_schema(name: &str) -> Value {
     match name {
         "id" => json!({"type": "string", "format": "uuid"}),
         "event" => json!({"type": "integer", "minimum": 1, "maximum": i64::MAX}),
+        "n" => json!({"type": "integer", "minimum": 1, "maximum": 12}),
         "Authorization" => {
             json!({"type": "string", "pattern": format!("^Bearer [ \t]*({})$", USERS.join("|"))})
         }

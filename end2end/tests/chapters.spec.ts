@@ -1,0 +1,208 @@
+import { test, expect, LabPage } from './lab-page';
+import type { Page } from '@playwright/test';
+
+// Every chapter of the course, done as the chapter tells the student, in order, through the
+// screen: each step must tick itself off, and the chapter's promise (balances, damage, the lane
+// that caught the copy) must hold. Chapters that load their scenario twice do it with the guard
+// off and then on.
+
+class Chapter {
+  constructor(readonly page: Page, readonly lab: LabPage) {}
+
+  step(k: number) {
+    return this.page.locator(`[data-testid="chapter-step"][data-step="${k}"]`);
+  }
+
+  async done(k: number) {
+    await expect(this.step(k)).toHaveAttribute('data-done', 'true', { timeout: 20_000 });
+  }
+
+  async load(guarded = false) {
+    await this.page.getByTestId(guarded ? 'chapter-load-guarded' : 'chapter-load').click();
+  }
+
+  async finished() {
+    await expect(this.page.getByTestId('chapter')).toHaveAttribute('data-finished', 'true');
+    await expect(this.page.getByTestId('chapter-why')).toBeVisible();
+  }
+}
+
+async function open(page: Page, n: number): Promise<Chapter> {
+  const lab = new LabPage(page);
+  await lab.open(n);
+  await expect(page.getByTestId('chapter')).toHaveAttribute('data-chapter', String(n));
+  return new Chapter(page, lab);
+}
+
+/** The response-loss slider, as the chapters name it. */
+async function responseLoss(lab: LabPage, pct: number) {
+  await lab.setFault('response_loss_pct', pct);
+}
+
+test('the front page starts chapter 01, which folds away the panels it does not use', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('start-course')).toHaveAttribute('href', '/lab?chapter=1');
+  const ch = await open(page, 1);
+  await expect(page.locator('.slot[data-panel="instructor"]')).toBeHidden();
+  await expect(page.locator('.slot[data-panel="phone"]')).toBeVisible();
+  // The current step points at the control it needs.
+  await expect(page.getByTestId('chapter-load')).toHaveClass(/pointed/);
+  await page.getByTestId('show-all-panels').click();
+  await expect(page.locator('.slot[data-panel="instructor"]')).toBeVisible();
+  // Next keeps the sandbox.
+  const id = ch.lab.sandboxId();
+  await page.getByTestId('chapter-next').click();
+  await expect(page.getByTestId('chapter')).toHaveAttribute('data-chapter', '2');
+  expect(ch.lab.sandboxId()).toBe(id);
+  ch.lab.expectNoErrors();
+});
+
+test('chapter 01: without the key, the second tap charges Shimul twice', async ({ page }) => {
+  const ch = await open(page, 1);
+  const { lab } = ch;
+  await ch.load();
+  await ch.done(1);
+  await expect(lab.safeguard('key_persistence')).not.toBeChecked();
+  await lab.send.click();
+  await ch.done(2);
+  await ch.done(3);
+  // The phone shows only what it was told.
+  await expect(lab.shimulBalance).toHaveAttribute('data-value', '2000');
+  await responseLoss(lab, 0);
+  await ch.done(4);
+  await lab.send.click();
+  await ch.done(5);
+  await ch.finished();
+  await expect(lab.figure('double_charges')).toHaveAttribute('data-value', '1');
+  await expect(lab.shimulBalance).toHaveAttribute('data-value', '1000');
+  await expect(lab.kind('debited').and(page.locator('[data-outcome="escaped"]'))).toHaveCount(1);
+  lab.expectNoErrors();
+});
+
+test('chapter 02: with the key kept, the retry gets the first receipt and one debit', async ({ page }) => {
+  const ch = await open(page, 2);
+  const { lab } = ch;
+  await ch.load();
+  await ch.done(1);
+  await lab.send.click();
+  await ch.done(2);
+  const key = await lab.key.textContent();
+  await responseLoss(lab, 0);
+  await ch.done(3);
+  await lab.send.click();
+  await ch.done(4);
+  await expect(lab.key).toHaveText(key!);
+  await expect(lab.phoneMessage).toContainText('TXN-88412');
+  await expect(lab.phoneMessage).toContainText('Idempotent-Replayed');
+  await ch.done(5);
+  await ch.finished();
+  await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
+  await expect(lab.kind('response_replayed').and(page.locator('[data-outcome="caught"]'))).toHaveCount(1);
+  lab.expectNoErrors();
+});
+
+test('chapter 03: the race debits twice without the claim, and gets 409 with it', async ({ page }) => {
+  const ch = await open(page, 3);
+  const { lab } = ch;
+  await ch.load();
+  await ch.done(1);
+  await page.getByTestId('attack-race').click();
+  await ch.done(2);
+  await expect(lab.figure('double_charges')).toHaveAttribute('data-value', '1');
+  await ch.load(true);
+  await ch.done(3);
+  await expect(lab.figure('debits')).toHaveAttribute('data-value', '0');
+  await page.getByTestId('attack-race').click();
+  await ch.done(4);
+  await ch.finished();
+  const result = page.getByTestId('attack-result');
+  await expect(result.locator('li').nth(1)).toHaveAttribute('data-status', '409');
+  await expect(lab.figure('double_charges')).toHaveAttribute('data-value', '0');
+  lab.expectNoErrors();
+});
+
+test('chapter 04: a retry after the 48 h window runs as new, and the ledger stops it', async ({ page }) => {
+  const ch = await open(page, 4);
+  const { lab } = ch;
+  await ch.load();
+  await ch.done(1);
+  await lab.send.click();
+  await ch.done(2);
+  await responseLoss(lab, 0);
+  await ch.done(3);
+  await lab.jump('day');
+  await lab.jump('day');
+  await lab.jump('hour');
+  await ch.done(4);
+  await lab.send.click();
+  await ch.done(5);
+  await ch.finished();
+  await expect(lab.kind('ledger_duplicate')).toHaveAttribute('data-outcome', 'caught');
+  await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
+  await expect(lab.shimulBalance).toHaveAttribute('data-value', '1500');
+  lab.expectNoErrors();
+});
+
+test('chapter 07: the broker drops the resend; the audit row outside the log repeats', async ({ page }) => {
+  const ch = await open(page, 7);
+  const { lab } = ch;
+  await ch.load();
+  await ch.done(1);
+  await lab.send.click();
+  await ch.done(2);
+  await lab.phoneSays('receipt');
+  await lab.send.click();
+  await ch.done(3);
+  await ch.done(4);
+  await ch.finished();
+  await expect(page.locator('[data-table="fraud.audit"] tbody tr')).toHaveCount(3);
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
+  await expect(lab.figure('double_credits')).toHaveAttribute('data-value', '0');
+  lab.expectNoErrors();
+});
+
+test('chapter 08: without inboxes Tithi is paid twice; with them, once', async ({ page }) => {
+  const ch = await open(page, 8);
+  const { lab } = ch;
+  await ch.load();
+  await ch.done(1);
+  await lab.send.click();
+  await ch.done(2);
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
+  await ch.load(true);
+  await ch.done(3);
+  await lab.send.click();
+  await ch.done(4);
+  await ch.finished();
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
+  await expect(lab.smsList.locator('li')).toHaveCount(1);
+  await expect(lab.damage).toHaveAttribute('data-harmed', 'false');
+  lab.expectNoErrors();
+});
+
+test('chapter 09: every guard against every fault, every effect once', async ({ page }) => {
+  test.setTimeout(120_000);
+  const ch = await open(page, 9);
+  const { lab } = ch;
+  await ch.load();
+  await ch.done(1);
+  // Shimul keeps tapping, the app keeps its key, until a receipt comes.
+  let outcome = await lab.tap();
+  for (let i = 0; outcome !== 'receipt' && i < 12; i++) {
+    if (outcome === 'in-progress') await lab.jump('minute');
+    outcome = await lab.tap();
+  }
+  expect(outcome).toBe('receipt');
+  await ch.done(2);
+  await lab.setFault('request_loss_pct', 0);
+  await ch.done(3);
+  await responseLoss(lab, 0);
+  await ch.done(4);
+  await lab.jump('hour');
+  await ch.done(5);
+  await ch.finished();
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
+  await expect(lab.shimulBalance).toHaveAttribute('data-value', '1500');
+  await expect(lab.damage).toHaveAttribute('data-harmed', 'false');
+  lab.expectNoErrors();
+});

@@ -1,0 +1,375 @@
+//! The chapter beside the lab (`/lab/{id}?chapter=N`): the chapter's opening, the button that
+//! loads its scenario, numbered steps that tick themselves off from the sandbox's own events
+//! and state (`domain::course`), what to look for, and, once every step is done, why it broke
+//! or why it held. The current step points at the control it needs. While a chapter is open
+//! the lab keeps only the panels it uses in view ("show every panel" brings the rest back). On
+//! a laptop the chapter is a column that stays in view; on a phone, a drawer over the lab.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+use super::load_scenario;
+use super::stream::LabStream;
+use crate::app::i18n::{digits, tr_id};
+use crate::domain::course::{self, Chapter, Panel};
+use crate::domain::scenario::Variant;
+
+/// Where finished chapters are remembered in the browser.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+const PROGRESS_KEY: &str = "pocketpay-lab:chapters-done";
+
+/// The chapter that is open and whether every panel is shown anyway, shared with the lab's
+/// panels so each knows whether to stay in view.
+#[derive(Clone, Copy)]
+pub struct Focus {
+    pub chapter: Memo<Option<&'static Chapter>>,
+    pub show_all: RwSignal<bool>,
+}
+
+impl Focus {
+    /// Whether the panel folds away now: a chapter is open, does not use it, and the student
+    /// has not asked for everything.
+    pub fn hides(&self, panel: Panel) -> bool {
+        !self.show_all.get()
+            && self
+                .chapter
+                .get()
+                .is_some_and(|c| !c.panels.contains(&panel))
+    }
+}
+
+/// Where a chapter's ticked steps are remembered, per sandbox: `…:<sandbox>:<chapter>`.
+const LATCH_KEY: &str = "pocketpay-lab:chapter-steps";
+
+fn load_latch(key: &str, steps: usize) -> Vec<bool> {
+    #[cfg(feature = "hydrate")]
+    {
+        let saved = window()
+            .local_storage()
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_item(key).ok().flatten())
+            .unwrap_or_default();
+        let mut done: Vec<bool> = saved.chars().map(|c| c == '1').collect();
+        done.resize(steps, false);
+        done
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = key;
+        vec![false; steps]
+    }
+}
+
+fn save_latch(key: &str, done: &[bool]) {
+    #[cfg(feature = "hydrate")]
+    if let Some(s) = window().local_storage().ok().flatten() {
+        let text: String = done.iter().map(|d| if *d { '1' } else { '0' }).collect();
+        let _ = s.set_item(key, &text);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (key, done);
+}
+
+/// Chapters finished in this browser.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+fn done_chapters() -> Vec<u8> {
+    #[cfg(feature = "hydrate")]
+    {
+        window()
+            .local_storage()
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_item(PROGRESS_KEY).ok().flatten())
+            .map(|v| v.split(',').filter_map(|n| n.parse().ok()).collect())
+            .unwrap_or_default()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        Vec::new()
+    }
+}
+
+#[cfg(feature = "hydrate")]
+fn remember_done(n: u8) {
+    let mut done = done_chapters();
+    if !done.contains(&n) {
+        done.push(n);
+        done.sort_unstable();
+        if let Some(s) = window().local_storage().ok().flatten() {
+            let list: Vec<String> = done.iter().map(u8::to_string).collect();
+            let _ = s.set_item(PROGRESS_KEY, &list.join(","));
+        }
+    }
+}
+
+#[component]
+pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) -> impl IntoView {
+    let key = chapter.key();
+    let n = chapter.n;
+    // Steps tick off in order and stay ticked (`course::advance`), remembered per sandbox in
+    // this browser so a reload keeps them.
+    let latch_key = format!("{LATCH_KEY}:{}:{n}", live.sandbox());
+    let progress = RwSignal::new(load_latch(&latch_key, chapter.steps.len()));
+    {
+        let live = live.clone();
+        let latch_key = latch_key.clone();
+        Effect::new(move |_| {
+            let holds = live
+                .state
+                .with(|s| live.events.with(|e| chapter.progress(e, s)));
+            let mut done = progress.get_untracked();
+            if course::advance(&mut done, &holds) {
+                save_latch(&latch_key, &done);
+                progress.set(done);
+            }
+        });
+    }
+    let current = Memo::new(move |_| progress.with(|p| p.iter().position(|d| !d)));
+    let finished = Memo::new(move |_| current.get().is_none());
+    let done_before = RwSignal::new(Vec::<u8>::new());
+    let collapsed = RwSignal::new(false);
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    #[cfg(feature = "hydrate")]
+    {
+        done_before.set(done_chapters());
+        Effect::new(move |_| {
+            if finished.get() {
+                remember_done(n);
+                done_before.set(done_chapters());
+            }
+        });
+        // The current step's control wears a ring; a folded section holding it opens.
+        Effect::new(move |before: Option<Option<&'static str>>| {
+            let target = current
+                .get()
+                .and_then(|i| chapter.steps.get(i))
+                .and_then(|s| s.points_at);
+            point_at(before.flatten(), target);
+            target
+        });
+    }
+    let load = {
+        let live = live.clone();
+        let latch_key = latch_key.clone();
+        move |variant: Variant| {
+            let live = live.clone();
+            // The chapter's first load starts it over; the guarded reload goes on from there.
+            if variant == chapter.variant {
+                let fresh = vec![false; chapter.steps.len()];
+                save_latch(&latch_key, &fresh);
+                progress.set(fresh);
+            }
+            busy.set(true);
+            leptos::task::spawn_local(async move {
+                match load_scenario(live.sandbox(), chapter.scenario, variant).await {
+                    Ok(after) => {
+                        error.set(None);
+                        match after.last_reset_id() {
+                            Some(reset_id) => live.take_reset(reset_id, Some(after)),
+                            None => live.refresh(),
+                        }
+                    }
+                    Err(e) => error.set(Some(super::controls::server_error(&e.to_string()))),
+                }
+                busy.set(false);
+            });
+        }
+    };
+    let second_load = chapter
+        .steps
+        .iter()
+        .any(|s| s.points_at == Some("chapter-load-guarded"));
+    let (back, next) = course::neighbours(n);
+    let here = StoredValue::new(key.clone());
+    let text = move |suffix: &str| tr_id(&format!("{}-{suffix}", here.get_value()));
+    view! {
+        <aside
+            class="panel chapter"
+            class:collapsed=move || collapsed.get()
+            data-testid="chapter"
+            data-chapter=n
+            data-finished=move || finished.get().to_string()
+            aria-labelledby="chapter-title"
+        >
+            <div class="chapter-head">
+                <p class="chapter-kicker">{move || tr!("chapter-kicker", { "n" => digits(&format!("{n:02}")) })}</p>
+                <h2 id="chapter-title">{move || text("title")}</h2>
+                <button
+                    type="button"
+                    class="chapter-collapse"
+                    data-testid="chapter-collapse"
+                    aria-expanded=move || (!collapsed.get()).to_string()
+                    on:click=move |_| collapsed.update(|c| *c = !*c)
+                >
+                    {move || if collapsed.get() { tr!("chapter-expand") } else { tr!("chapter-fold") }}
+                </button>
+            </div>
+            <div class="chapter-body">
+                <p class="chapter-opening">{move || text("opening")}</p>
+                <div class="controls">
+                    <button
+                        type="button"
+                        class="primary"
+                        data-testid="chapter-load"
+                        disabled=move || busy.get()
+                        on:click={
+                            let load = load.clone();
+                            move |_| load(chapter.variant)
+                        }
+                    >
+                        {move || tr!("chapter-load", { "n" => digits(&chapter.scenario.to_string()) })}
+                    </button>
+                    {second_load.then(|| {
+                        let load = load.clone();
+                        view! {
+                            <button type="button" data-testid="chapter-load-guarded" disabled=move || busy.get() on:click=move |_| load(Variant::Guarded)>
+                                {move || tr!("chapter-load-guarded")}
+                            </button>
+                        }
+                    })}
+                </div>
+                <p class="error" role="alert">{move || error.get()}</p>
+                <ol class="chapter-steps">
+                    {chapter
+                        .steps
+                        .iter()
+                        .enumerate()
+                        .map(|(i, step)| {
+                            let k = i + 1;
+                            let done = move || progress.with(|p| p.get(i).copied().unwrap_or(false));
+                            let is_current = move || current.get() == Some(i);
+                            let points_at = step.points_at;
+                            view! {
+                                <li
+                                    data-testid="chapter-step"
+                                    data-step=k
+                                    data-done=move || done().to_string()
+                                    class:done=done
+                                    class:current=is_current
+                                >
+                                    <span class="step-mark" aria-hidden="true">
+                                        {move || if done() { "✓".to_owned() } else { digits(&k.to_string()) }}
+                                    </span>
+                                    <span class="visually-hidden">
+                                        {move || if done() { tr!("chapter-step-done") } else { tr!("chapter-step-open") }}
+                                    </span>
+                                    <span class="step-text">{move || text(&format!("step{k}"))}</span>
+                                    <Show when=is_current>
+                                        <p class="hint step-try">{move || text(&format!("step{k}-try"))}</p>
+                                        {points_at.map(|target| view! {
+                                            <button type="button" class="linkish" data-testid="chapter-show" on:click=move |_| show(target)>
+                                                {move || tr!("chapter-show")}
+                                            </button>
+                                        })}
+                                    </Show>
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ol>
+                <section class="chapter-look">
+                    <h3>{move || tr!("chapter-look-title")}</h3>
+                    <p>{move || text("look")}</p>
+                </section>
+                <Show when=move || finished.get()>
+                    <section class="chapter-why" data-testid="chapter-why" role="status">
+                        <h3>{move || text("why-title")}</h3>
+                        <p>{move || text("why")}</p>
+                        <p class="chapter-cost">{move || text("cost")}</p>
+                    </section>
+                </Show>
+                <nav class="chapter-nav" aria-label=move || tr!("chapter-nav-label")>
+                    {back.map(|b| view! {
+                        <a href=format!("?chapter={b}") data-testid="chapter-back">{move || tr!("chapter-back", { "n" => digits(&format!("{b:02}")) })}</a>
+                    })}
+                    <span class="chapter-list">
+                        {course::CHAPTERS
+                            .iter()
+                            .map(|c| {
+                                let cn = c.n;
+                                view! {
+                                    <a
+                                        href=format!("?chapter={cn}")
+                                        class:here=cn == n
+                                        class:finished=move || done_before.with(|d| d.contains(&cn))
+                                        aria-current=(cn == n).then_some("step")
+                                        title=move || tr_id(&format!("ch{cn:02}-title"))
+                                    >
+                                        {move || digits(&format!("{cn:02}"))}
+                                    </a>
+                                }
+                            })
+                            .collect_view()}
+                    </span>
+                    {next.map(|x| view! {
+                        <a href=format!("?chapter={x}") data-testid="chapter-next">{move || tr!("chapter-next", { "n" => digits(&format!("{x:02}")) })}</a>
+                    })}
+                </nav>
+                <div class="controls chapter-tools">
+                    <button
+                        type="button"
+                        data-testid="show-all-panels"
+                        aria-pressed=move || focus.show_all.get().to_string()
+                        on:click=move |_| focus.show_all.update(|s| *s = !*s)
+                    >
+                        {move || if focus.show_all.get() { tr!("chapter-focus") } else { tr!("chapter-show-all") }}
+                    </button>
+                    <a href="?" data-testid="chapter-close">{move || tr!("chapter-close")}</a>
+                </div>
+            </div>
+        </aside>
+    }
+}
+
+/// Moves the ring from one control to another (by `data-testid`), opening a folded section
+/// that holds the new one.
+#[cfg(feature = "hydrate")]
+fn point_at(before: Option<&str>, target: Option<&str>) {
+    let Some(doc) = window().document() else {
+        return;
+    };
+    if let Some(before) = before {
+        if let Ok(Some(el)) = doc.query_selector(&format!("[data-testid=\"{before}\"]")) {
+            let _ = el.class_list().remove_1("pointed");
+        }
+    }
+    if let Some(target) = target {
+        if let Ok(Some(el)) = doc.query_selector(&format!("[data-testid=\"{target}\"]")) {
+            let _ = el.class_list().add_1("pointed");
+            open_folds_around(&el);
+        }
+    }
+}
+
+#[cfg(feature = "hydrate")]
+fn open_folds_around(el: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    let mut node = el.parent_element();
+    while let Some(parent) = node {
+        if let Some(details) = parent.dyn_ref::<web_sys::HtmlDetailsElement>() {
+            details.set_open(true);
+        }
+        node = parent.parent_element();
+    }
+}
+
+/// Brings the control a step needs into view, ringed.
+fn show(target: &'static str) {
+    #[cfg(feature = "hydrate")]
+    {
+        point_at(None, Some(target));
+        if let Some(el) = window().document().and_then(|d| {
+            d.query_selector(&format!("[data-testid=\"{target}\"]"))
+                .ok()
+                .flatten()
+        }) {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Center);
+            el.scroll_into_view_with_scroll_into_view_options(&options);
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = target;
+}

@@ -1,0 +1,469 @@
+//! The course: one chapter per lesson section, each a scenario preset to load, numbered steps
+//! that check themselves against the sandbox's own state and events, the panels the chapter
+//! uses, and the control each step points at. The words of every chapter are in the locale
+//! files (`ch<NN>-…`, `ch<NN>-step<k>`, `ch<NN>-step<k>-try`); this file says what each step
+//! waits for, so the browser and the tests read one definition.
+
+use super::clock::{HOUR_MS, START_MS};
+use super::scenario::Variant;
+use super::state::SandboxState;
+use super::{EventKind, Outcome, TimelineEvent};
+
+/// A panel of the lab a chapter may keep in view (the rest fold away while it is open).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Panel {
+    Phone,
+    Switches,
+    Network,
+    Tithi,
+    Damage,
+    Timeline,
+    Inspector,
+    Instructor,
+}
+
+impl Panel {
+    pub const ALL: [Panel; 8] = [
+        Panel::Phone,
+        Panel::Switches,
+        Panel::Network,
+        Panel::Tithi,
+        Panel::Damage,
+        Panel::Timeline,
+        Panel::Inspector,
+        Panel::Instructor,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Panel::Phone => "phone",
+            Panel::Switches => "switches",
+            Panel::Network => "network",
+            Panel::Tithi => "tithi",
+            Panel::Damage => "damage",
+            Panel::Timeline => "timeline",
+            Panel::Inspector => "inspector",
+            Panel::Instructor => "instructor",
+        }
+    }
+}
+
+/// What a step waits for. Events count from the last reset (a preset is a reset), so a step
+/// is done by what happened in this run of the chapter's scenario.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Check {
+    /// The scenario's preset, in this variant, is the one loaded.
+    Loaded(u8, Variant),
+    /// At least `n` events of this kind (and this outcome, if given).
+    Seen(EventKind, Option<Outcome>, usize),
+    /// A figure of the damage meter is at least this.
+    FigureAtLeast(&'static str, i64),
+    /// A figure of the damage meter is exactly this, and the pipeline has nothing in flight.
+    FigureSettled(&'static str, i64),
+    /// A fault's percentage (`request_loss_pct`, `response_loss_pct`) is this.
+    Loss(&'static str, i64),
+    /// A table holds at least this many rows.
+    Rows(&'static str, usize),
+    /// An answer with this status reached the phone.
+    Answered(u16),
+    /// The clock stands at least this long after the lesson's start, ms.
+    TimeAtLeast(i64),
+}
+
+impl Check {
+    /// Whether the sandbox shows this: its events since the last reset, and its state.
+    pub fn holds(&self, events: &[TimelineEvent], state: &SandboxState) -> bool {
+        match *self {
+            Check::Loaded(n, variant) => events
+                .iter()
+                .rev()
+                .find(|e| e.kind == EventKind::ScenarioLoaded)
+                .is_some_and(|e| {
+                    e.details["n"].as_u64() == Some(u64::from(n))
+                        && e.details["variant"].as_str() == Some(variant.id())
+                }),
+            Check::Seen(kind, outcome, n) => {
+                events
+                    .iter()
+                    .filter(|e| e.kind == kind && outcome.is_none_or(|o| e.outcome == o))
+                    .count()
+                    >= n
+            }
+            Check::FigureAtLeast(figure, n) => figure_of(state, figure) >= n,
+            Check::FigureSettled(figure, n) => {
+                state.damage.in_flight == 0 && figure_of(state, figure) == n
+            }
+            Check::Loss(fault, pct) => {
+                let now = match fault {
+                    "request_loss_pct" => state.faults.request_loss_pct,
+                    _ => state.faults.response_loss_pct,
+                };
+                now == pct
+            }
+            Check::Rows(table, n) => state.tables.get(table).map_or(0, Vec::len) >= n,
+            Check::Answered(status) => events.iter().any(|e| {
+                e.kind == EventKind::ResponseDelivered
+                    && e.details["status"].as_u64() == Some(u64::from(status))
+            }),
+            Check::TimeAtLeast(ms) => state.clock.now_ms >= START_MS + ms,
+        }
+    }
+}
+
+fn figure_of(state: &SandboxState, figure: &str) -> i64 {
+    serde_json::to_value(&state.damage)
+        .ok()
+        .and_then(|d| d.get(figure).and_then(|v| v.as_i64()))
+        .unwrap_or(0)
+}
+
+/// One numbered step: what it waits for, and the control it points at (a `data-testid`), if
+/// any. Its words are `ch<NN>-step<k>` and, for when it will not happen, `ch<NN>-step<k>-try`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step {
+    pub check: Check,
+    pub points_at: Option<&'static str>,
+}
+
+/// A chapter: the lesson section it teaches, the scenario it loads, its steps and its panels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Chapter {
+    /// The lesson section, 1 to 9; also the chapter's number.
+    pub n: u8,
+    pub scenario: u8,
+    /// The variant the chapter's load button starts with.
+    pub variant: Variant,
+    pub steps: &'static [Step],
+    pub panels: &'static [Panel],
+}
+
+impl Chapter {
+    /// The message id prefix of this chapter's words: `ch01`.
+    pub fn key(&self) -> String {
+        format!("ch{:02}", self.n)
+    }
+
+    /// Which steps hold now, each on its own.
+    pub fn progress(&self, events: &[TimelineEvent], state: &SandboxState) -> Vec<bool> {
+        self.steps
+            .iter()
+            .map(|s| s.check.holds(events, state))
+            .collect()
+    }
+}
+
+/// Ticks steps off in order: a step is done once it held while every step before it was done,
+/// and stays done (loading the guarded variant resets the figures an earlier step watched).
+/// Returns whether anything changed.
+pub fn advance(done: &mut Vec<bool>, holds: &[bool]) -> bool {
+    done.resize(holds.len(), false);
+    let mut changed = false;
+    for i in 0..holds.len() {
+        if !done[i] && holds[i] && (i == 0 || done[i - 1]) {
+            done[i] = true;
+            changed = true;
+        }
+    }
+    changed
+}
+
+const fn step(check: Check, points_at: Option<&'static str>) -> Step {
+    Step { check, points_at }
+}
+
+use Check::*;
+use EventKind as K;
+use Outcome as O;
+
+/// The chapters, in the lesson's order.
+pub const CHAPTERS: [Chapter; 7] = [
+    // 01: the train; the answer is lost; the second tap charges again.
+    Chapter {
+        n: 1,
+        scenario: 1,
+        variant: Variant::Unguarded,
+        steps: &[
+            step(Loaded(1, Variant::Unguarded), Some("chapter-load")),
+            step(Seen(K::CallerTimedOut, None, 1), Some("send-button")),
+            step(FigureAtLeast("debits", 1), Some("damage-meter")),
+            step(
+                Loss("response_loss_pct", 0),
+                Some("fault-response_loss_pct"),
+            ),
+            step(FigureAtLeast("double_charges", 1), Some("send-button")),
+        ],
+        panels: &[
+            Panel::Phone,
+            Panel::Switches,
+            Panel::Network,
+            Panel::Damage,
+            Panel::Timeline,
+        ],
+    },
+    // 02: the key made at the tap, kept, and the server's stored answer.
+    Chapter {
+        n: 2,
+        scenario: 1,
+        variant: Variant::Guarded,
+        steps: &[
+            step(Loaded(1, Variant::Guarded), Some("chapter-load")),
+            step(Seen(K::CallerTimedOut, None, 1), Some("send-button")),
+            step(
+                Loss("response_loss_pct", 0),
+                Some("fault-response_loss_pct"),
+            ),
+            step(
+                Seen(K::ResponseReplayed, Some(O::Caught), 1),
+                Some("send-button"),
+            ),
+            step(FigureSettled("credits", 1), Some("tithi-balance")),
+        ],
+        panels: &[
+            Panel::Phone,
+            Panel::Switches,
+            Panel::Network,
+            Panel::Damage,
+            Panel::Timeline,
+            Panel::Inspector,
+        ],
+    },
+    // 03: two requests with one key together; look-then-write against the claim.
+    Chapter {
+        n: 3,
+        scenario: 3,
+        variant: Variant::Unguarded,
+        steps: &[
+            step(Loaded(3, Variant::Unguarded), Some("chapter-load")),
+            step(FigureAtLeast("double_charges", 1), Some("attack-race")),
+            step(Loaded(3, Variant::Guarded), Some("chapter-load-guarded")),
+            step(
+                Seen(K::KeyInProgress, Some(O::Caught), 1),
+                Some("attack-race"),
+            ),
+        ],
+        panels: &[
+            Panel::Switches,
+            Panel::Network,
+            Panel::Damage,
+            Panel::Timeline,
+            Panel::Inspector,
+        ],
+    },
+    // 04: how long keys are kept; a retry after the window.
+    Chapter {
+        n: 4,
+        scenario: 6,
+        variant: Variant::Guarded,
+        steps: &[
+            step(Loaded(6, Variant::Guarded), Some("chapter-load")),
+            step(Seen(K::CallerTimedOut, None, 1), Some("send-button")),
+            step(
+                Loss("response_loss_pct", 0),
+                Some("fault-response_loss_pct"),
+            ),
+            step(TimeAtLeast(49 * HOUR_MS), Some("jump-day")),
+            step(
+                Seen(K::LedgerDuplicate, Some(O::Caught), 1),
+                Some("send-button"),
+            ),
+        ],
+        panels: &[
+            Panel::Phone,
+            Panel::Network,
+            Panel::Damage,
+            Panel::Timeline,
+            Panel::Inspector,
+            Panel::Instructor,
+        ],
+    },
+    // 07: the broker: a lost ack's resend, and a crash inside the fraud check.
+    Chapter {
+        n: 7,
+        scenario: 9,
+        variant: Variant::Guarded,
+        steps: &[
+            step(Loaded(9, Variant::Guarded), Some("chapter-load")),
+            step(
+                Seen(K::ResendDropped, Some(O::Caught), 1),
+                Some("send-button"),
+            ),
+            step(Seen(K::TransactionAborted, None, 1), Some("send-button")),
+            step(Rows("fraud.audit", 3), Some("inspector")),
+        ],
+        panels: &[
+            Panel::Phone,
+            Panel::Switches,
+            Panel::Tithi,
+            Panel::Damage,
+            Panel::Timeline,
+            Panel::Inspector,
+        ],
+    },
+    // 08: the consumer's inbox: a relay that publishes twice.
+    Chapter {
+        n: 8,
+        scenario: 10,
+        variant: Variant::Unguarded,
+        steps: &[
+            step(Loaded(10, Variant::Unguarded), Some("chapter-load")),
+            step(FigureAtLeast("double_credits", 1), Some("send-button")),
+            step(Loaded(10, Variant::Guarded), Some("chapter-load-guarded")),
+            step(
+                Seen(K::InboxDuplicate, Some(O::Caught), 2),
+                Some("send-button"),
+            ),
+        ],
+        panels: &[
+            Panel::Phone,
+            Panel::Switches,
+            Panel::Tithi,
+            Panel::Damage,
+            Panel::Timeline,
+        ],
+    },
+    // 09: every guard at once, against every fault.
+    Chapter {
+        n: 9,
+        scenario: 12,
+        variant: Variant::Guarded,
+        steps: &[
+            step(Loaded(12, Variant::Guarded), Some("chapter-load")),
+            step(Answered(201), Some("send-button")),
+            step(Loss("request_loss_pct", 0), Some("fault-request_loss_pct")),
+            step(
+                Loss("response_loss_pct", 0),
+                Some("fault-response_loss_pct"),
+            ),
+            step(FigureSettled("credits", 1), Some("jump-hour")),
+        ],
+        panels: &[
+            Panel::Phone,
+            Panel::Switches,
+            Panel::Network,
+            Panel::Tithi,
+            Panel::Damage,
+            Panel::Timeline,
+            Panel::Instructor,
+        ],
+    },
+];
+
+/// The chapter with this number, if the course has it.
+pub fn chapter(n: u8) -> Option<&'static Chapter> {
+    CHAPTERS.iter().find(|c| c.n == n)
+}
+
+/// The chapters before and after this one.
+pub fn neighbours(n: u8) -> (Option<u8>, Option<u8>) {
+    let i = CHAPTERS.iter().position(|c| c.n == n);
+    match i {
+        None => (None, CHAPTERS.first().map(|c| c.n)),
+        Some(i) => (
+            i.checked_sub(1).map(|j| CHAPTERS[j].n),
+            CHAPTERS.get(i + 1).map(|c| c.n),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Balances, ClockMode, ClockState, Damage, Faults, Layer, Safeguards};
+    use serde_json::json;
+
+    fn fresh() -> SandboxState {
+        SandboxState {
+            id: "s".into(),
+            seed: 1,
+            clock: ClockState {
+                now_ms: 0,
+                mode: ClockMode::Paused,
+                speed: 1.0,
+                next_due_ms: None,
+            },
+            safeguards: Safeguards::default(),
+            faults: Faults::default(),
+            balances: Balances::default(),
+            tables: Default::default(),
+            damage: Damage::default(),
+        }
+    }
+
+    fn ev(kind: EventKind, outcome: Outcome, details: serde_json::Value) -> TimelineEvent {
+        TimelineEvent {
+            id: 1,
+            at_ms: 0,
+            layer: Layer::Lab,
+            kind,
+            correlation: None,
+            outcome,
+            details,
+        }
+    }
+
+    #[test]
+    fn every_chapter_loads_a_preset_first_and_has_three_to_six_steps() {
+        for c in CHAPTERS {
+            assert!((3..=6).contains(&c.steps.len()), "chapter {}", c.n);
+            assert!(
+                matches!(c.steps[0].check, Check::Loaded(n, v) if n == c.scenario && v == c.variant),
+                "chapter {}",
+                c.n
+            );
+            assert!(crate::domain::scenario::preset(c.scenario, c.variant).is_some());
+        }
+        assert_eq!(neighbours(1), (None, Some(2)));
+        assert_eq!(neighbours(4), (Some(3), Some(7)));
+        assert_eq!(neighbours(9), (Some(8), None));
+    }
+
+    #[test]
+    fn steps_check_themselves_against_events_and_state() {
+        let mut state = fresh();
+        let loaded = ev(
+            EventKind::ScenarioLoaded,
+            Outcome::Ok,
+            json!({"n": 1, "variant": "unguarded"}),
+        );
+        let c = chapter(1).unwrap();
+        // The loss slider already reads 0 before anything is loaded: on its own that step
+        // holds, which is why `advance` ticks steps off only in order.
+        assert_eq!(
+            c.progress(&[], &state),
+            vec![false, false, false, true, false]
+        );
+        let mut events = vec![loaded];
+        assert!(c.progress(&events, &state)[0]);
+        // The other variant loaded later is not this step.
+        events.push(ev(
+            EventKind::ScenarioLoaded,
+            Outcome::Ok,
+            json!({"n": 1, "variant": "guarded"}),
+        ));
+        assert!(!c.steps[0].check.holds(&events, &state));
+        events.pop();
+        events.push(ev(EventKind::CallerTimedOut, Outcome::Unknown, json!({})));
+        state.damage.debits = 1;
+        state.faults.response_loss_pct = 100;
+        assert_eq!(
+            c.progress(&events, &state),
+            vec![true, true, true, false, false]
+        );
+        state.faults.response_loss_pct = 0;
+        state.damage.double_charges = 1;
+        assert_eq!(c.progress(&events, &state), vec![true; 5]);
+        // In order, and latched: a later step that holds early waits for the ones before it.
+        let mut done = Vec::new();
+        assert!(!advance(&mut done, &[false, false, false, true, false]));
+        assert_eq!(done, vec![false; 5]);
+        assert!(advance(&mut done, &[true, true, false, true, false]));
+        assert_eq!(done, vec![true, true, false, false, false]);
+        assert!(advance(&mut done, &[false, false, true, true, true]));
+        assert_eq!(done, vec![true; 5]);
+        assert!(!advance(&mut done, &[false; 5]));
+        // A settled figure waits for the money in flight.
+        let settled = Check::FigureSettled("double_charges", 1);
+        state.damage.in_flight = 1;
+        assert!(!settled.holds(&events, &state));
+    }
+}

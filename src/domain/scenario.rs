@@ -1,0 +1,218 @@
+//! The twelve scenarios of docs/reference.md §7 as presets: what `POST …/scenario/{n}` sets
+//! after resetting the sandbox (the seed, the safeguards, the faults, the clock's speed). Most
+//! come in two variants: `guarded` (the guard the scenario is about is on) and `unguarded`
+//! (it is off, so the damage shows). The chapters load these; so do the tests.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::FieldError;
+
+/// The scenarios there are: 1 to 12.
+pub const SCENARIOS: std::ops::RangeInclusive<u8> = 1..=12;
+
+/// With the guard the scenario is about on, or off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub enum Variant {
+    #[default]
+    Guarded,
+    Unguarded,
+}
+
+impl Variant {
+    pub fn id(self) -> &'static str {
+        match self {
+            Variant::Guarded => "guarded",
+            Variant::Unguarded => "unguarded",
+        }
+    }
+
+    /// Reads the body of `POST …/scenario/{n}`: nothing, `{}`, or `{"variant": "…"}`.
+    pub fn parse_body(body: &Value) -> Result<Variant, FieldError> {
+        match body {
+            Value::Null => Ok(Variant::Guarded),
+            Value::Object(map) => {
+                if let Some(other) = map.keys().find(|k| k.as_str() != "variant") {
+                    return Err(FieldError::new(
+                        other.clone(),
+                        "unknown field: expected only \"variant\"",
+                    ));
+                }
+                match map.get("variant") {
+                    None => Ok(Variant::Guarded),
+                    Some(Value::String(s)) if s == "guarded" => Ok(Variant::Guarded),
+                    Some(Value::String(s)) if s == "unguarded" => Ok(Variant::Unguarded),
+                    Some(_) => Err(FieldError::new(
+                        "variant",
+                        "expected \"guarded\" or \"unguarded\"",
+                    )),
+                }
+            }
+            _ => Err(FieldError::new("(body)", "expected a JSON object")),
+        }
+    }
+}
+
+/// What loading a scenario sets, after a reset to the lesson's start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preset {
+    pub n: u8,
+    pub variant: Variant,
+    /// The sandbox's seed from now on: the same preset always plays out the same way.
+    pub seed: u64,
+    /// A `PUT …/safeguards` body (empty: all on).
+    pub safeguards: Value,
+    /// A `PUT …/faults` body (empty: none).
+    pub faults: Value,
+    /// The clock's speed; it runs live.
+    pub speed: f64,
+}
+
+/// The preset for scenario `n`, or `None` when there is no such scenario.
+pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
+    let off = |ids: &[&str]| -> Value {
+        if variant == Variant::Guarded {
+            json!({})
+        } else {
+            Value::Object(ids.iter().map(|i| (i.to_string(), json!(false))).collect())
+        }
+    };
+    let every = super::Safeguard::ALL
+        .iter()
+        .filter(|s| matches!(s.default_value(), super::SafeguardValue::On(_)))
+        .map(|s| s.id())
+        .collect::<Vec<_>>();
+    let (safeguards, faults, speed) = match n {
+        // The train: the answer is lost; the second tap is the duplicate.
+        1 => (
+            off(&["key_persistence", "idempotency_table"]),
+            json!({"response_loss_pct": 100}),
+            1.0,
+        ),
+        // The library's auto-retry and the load balancer's retry.
+        2 => (
+            off(&["idempotency_table", "ledger_unique"]),
+            json!({"auto_retries": 2, "retry_backoff_ms": 500, "lb_retry": true,
+                   "gateway_latency_ms": 1500, "response_loss_pct": 100}),
+            1.0,
+        ),
+        // One key twice, 50 ms apart: the crafted race.
+        3 => (off(&["atomic_claim", "ledger_unique"]), json!({}), 1.0),
+        // One key, another body: the crafted reuse.
+        4 => (off(&["fingerprint_check"]), json!({}), 1.0),
+        // A crash after the claim.
+        5 => (
+            off(&["stuck_recovery"]),
+            json!({"crash": {"api_after_claim": "once"}}),
+            1.0,
+        ),
+        // A retry after the window: the answer is lost, then 49 hours pass.
+        6 => (
+            off(&["ledger_unique"]),
+            json!({"response_loss_pct": 100}),
+            1.0,
+        ),
+        // SET against INCREMENT over a lossy network.
+        7 => (json!({}), json!({"response_loss_pct": 30}), 1.0),
+        // Two Generals: messages and acks lost both ways.
+        8 => (
+            off(&["wallet_inbox", "sms_inbox"]),
+            json!({"request_loss_pct": 30, "response_loss_pct": 30}),
+            1.0,
+        ),
+        // The broker: a lost ack, then a fraud-check crash.
+        9 => (
+            off(&["idempotent_producer", "transactions"]),
+            json!({"crash": {"broker_ack_lost": "once", "fraud_before_commit": "once"}}),
+            1.0,
+        ),
+        // A relay crash after publishing.
+        10 => (
+            off(&["wallet_inbox", "sms_inbox"]),
+            json!({"crash": {"relay_after_publish": "once"}}),
+            1.0,
+        ),
+        // The replay trap: an inbox window shorter than the log's retention.
+        11 => (
+            if variant == Variant::Guarded {
+                json!({"inbox_window_hours": 168})
+            } else {
+                json!({"inbox_window_hours": 24})
+            },
+            json!({}),
+            1.0,
+        ),
+        // Every fault at once.
+        12 => (
+            off(&every),
+            json!({"request_loss_pct": 30, "response_loss_pct": 30, "auto_retries": 2,
+                   "lb_retry": true, "crash": {
+                       "api_after_claim": "once", "api_after_commit": "once",
+                       "relay_after_publish": "once", "broker_ack_lost": "once",
+                       "fraud_before_commit": "once", "consumer_before_offset_commit": "once"}}),
+            1.0,
+        ),
+        _ => return None,
+    };
+    Some(Preset {
+        n,
+        variant,
+        seed: 88_400 + u64::from(n),
+        safeguards,
+        faults,
+        speed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Faults, Safeguards};
+
+    #[test]
+    fn every_preset_is_a_valid_body_for_the_settings_it_changes() {
+        for n in SCENARIOS {
+            for variant in [Variant::Guarded, Variant::Unguarded] {
+                let p = preset(n, variant).unwrap();
+                assert_eq!(p.n, n);
+                Safeguards::default()
+                    .patched(&p.safeguards)
+                    .unwrap_or_else(|e| panic!("scenario {n}: {e}"));
+                Faults::default()
+                    .patched(&p.faults)
+                    .unwrap_or_else(|e| panic!("scenario {n}: {e}"));
+            }
+        }
+        assert_eq!(preset(0, Variant::Guarded), None);
+        assert_eq!(preset(13, Variant::Guarded), None);
+    }
+
+    #[test]
+    fn the_unguarded_variant_switches_off_what_the_scenario_is_about() {
+        let p = preset(1, Variant::Unguarded).unwrap();
+        assert_eq!(
+            p.safeguards,
+            json!({"key_persistence": false, "idempotency_table": false})
+        );
+        assert_eq!(preset(1, Variant::Guarded).unwrap().safeguards, json!({}));
+        assert_eq!(
+            preset(11, Variant::Unguarded).unwrap().safeguards,
+            json!({"inbox_window_hours": 24})
+        );
+    }
+
+    #[test]
+    fn a_body_names_a_variant_or_nothing() {
+        assert_eq!(Variant::parse_body(&Value::Null), Ok(Variant::Guarded));
+        assert_eq!(Variant::parse_body(&json!({})), Ok(Variant::Guarded));
+        assert_eq!(
+            Variant::parse_body(&json!({"variant": "unguarded"})),
+            Ok(Variant::Unguarded)
+        );
+        assert!(Variant::parse_body(&json!({"variant": "off"})).is_err());
+        assert!(Variant::parse_body(&json!({"varient": "guarded"})).is_err());
+        assert!(Variant::parse_body(&json!([1])).is_err());
+    }
+}

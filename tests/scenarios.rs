@@ -1,0 +1,189 @@
+//! The twelve presets of `POST …/scenario/{n}` against the real server: what each sets (seed,
+//! safeguards, faults, a fresh timeline with its "scenario loaded" mark), in both variants; an
+//! unknown scenario or variant refused with nothing changed; and a run that loaded a scenario
+//! replays to the same event log.
+//! Run: `cargo test --features ssr --test scenarios`.
+
+mod common;
+
+use common::{expect_problem, TestLab};
+use pocketpay_lab::domain::scenario::{preset, Variant, SCENARIOS};
+use pocketpay_lab::domain::{Faults, Safeguards};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+const SEED: u64 = 7_007;
+
+/// The settings part of a state: what a refused request must leave alone.
+fn settings(state: &Value) -> Value {
+    json!({
+        "seed": state["seed"],
+        "safeguards": state["safeguards"],
+        "faults": state["faults"],
+        "events": state["tables"]["lab.events"].as_array().map(Vec::len),
+        "speed": state["clock"]["speed"],
+    })
+}
+
+#[tokio::test]
+async fn every_preset_sets_what_its_scenario_needs_in_both_variants() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(SEED).await;
+    // Something to wipe: a setting and a transfer.
+    lab.safeguards(&id, json!({"outbox": false})).await;
+    for n in SCENARIOS {
+        for variant in [Variant::Guarded, Variant::Unguarded] {
+            let r = lab
+                .post(
+                    &format!("/api/sandboxes/{id}/scenario/{n}"),
+                    json!({"variant": variant.id()}),
+                )
+                .await;
+            assert_eq!(
+                r.status(),
+                StatusCode::OK,
+                "scenario {n} {variant:?} (seed {SEED})"
+            );
+            let body: Value = r.json().await.unwrap();
+            let want = preset(n, variant).unwrap();
+            assert_eq!(body["scenario"], n);
+            assert_eq!(body["variant"], variant.id());
+            assert_eq!(body["seed"], want.seed);
+
+            let state = lab.state(&id).await;
+            assert_eq!(state["seed"], want.seed, "scenario {n}");
+            let safeguards = Safeguards::default().patched(&want.safeguards).unwrap();
+            assert_eq!(
+                state["safeguards"],
+                serde_json::to_value(&safeguards).unwrap()
+            );
+            let faults = Faults::default().patched(&want.faults).unwrap();
+            assert_eq!(state["faults"], serde_json::to_value(&faults).unwrap());
+            assert_eq!(state["clock"]["speed"], want.speed);
+            assert_eq!(state["clock"]["mode"], "live");
+            // A fresh timeline: the reset, the scenario's mark, then its settings.
+            let events = lab.events_of_any_kind(&id).await;
+            let kinds: Vec<&str> = events
+                .iter()
+                .map(|(_, e)| e["kind"].as_str().unwrap())
+                .collect();
+            assert!(kinds.contains(&"sandbox_reset"), "{kinds:?}");
+            let loaded = lab.events_of(&id, "scenario_loaded").await;
+            assert_eq!(loaded.len(), 1, "scenario {n}: {kinds:?}");
+            assert_eq!(
+                loaded[0]["details"],
+                json!({"n": n, "variant": variant.id()})
+            );
+            assert!(!kinds.contains(&"debited"));
+            assert_eq!(state["damage"]["debits"], 0);
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_guarded_variant_is_the_default_and_an_empty_body_is_fine() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(SEED).await;
+    let r = lab
+        .client
+        .post(lab.url(&format!("/api/sandboxes/{id}/scenario/1")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let state = lab.state(&id).await;
+    assert_eq!(state["safeguards"]["key_persistence"], true);
+    assert_eq!(state["faults"]["response_loss_pct"], 100);
+    let r = lab
+        .post(&format!("/api/sandboxes/{id}/scenario/11"), json!({}))
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(
+        lab.state(&id).await["safeguards"]["inbox_window_hours"],
+        168
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_scenario_or_variant_is_refused_and_changes_nothing() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(SEED).await;
+    lab.safeguards(&id, json!({"ledger_unique": false})).await;
+    let before = settings(&lab.state(&id).await);
+    for n in [
+        "0",
+        "13",
+        "255",
+        "256",
+        "-1",
+        "1.5",
+        "abc",
+        "01x",
+        "99999999999",
+    ] {
+        let r = lab
+            .post(&format!("/api/sandboxes/{id}/scenario/{n}"), json!({}))
+            .await;
+        let problem = expect_problem(r, 404, "unknown-scenario").await;
+        assert!(
+            problem["detail"].as_str().unwrap().contains("1 to 12"),
+            "{problem}"
+        );
+    }
+    for body in [
+        json!({"variant": "off"}),
+        json!({"variant": 1}),
+        json!({"varient": "guarded"}),
+        json!([1]),
+        json!("unguarded"),
+    ] {
+        let r = lab
+            .post(&format!("/api/sandboxes/{id}/scenario/1"), body.clone())
+            .await;
+        expect_problem(r, 400, "invalid-field").await;
+    }
+    let r = lab
+        .post(
+            "/api/sandboxes/00000000-0000-4000-8000-000000000000/scenario/1",
+            json!({}),
+        )
+        .await;
+    expect_problem(r, 404, "unknown-sandbox").await;
+    assert_eq!(settings(&lab.state(&id).await), before);
+}
+
+#[tokio::test]
+async fn a_run_that_loaded_a_scenario_replays_to_the_same_log() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(SEED).await;
+    let r = lab
+        .post(
+            &format!("/api/sandboxes/{id}/scenario/1"),
+            json!({"variant": "unguarded"}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    lab.clock(&id, json!({"mode": "paused"})).await;
+    let first = lab
+        .send(&id, "key-a", json!({"to": "tithi", "amount": 500}), None)
+        .await;
+    assert_eq!(first.status, 504);
+    lab.faults(&id, json!({"response_loss_pct": 0})).await;
+    lab.advance_ms(&id, 10_000).await;
+    let run: Value = lab
+        .get(&format!("/api/sandboxes/{id}/run"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(run["seed"], preset(1, Variant::Unguarded).unwrap().seed);
+    assert!(run["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["input"]["scenario"] == json!({"n": 1, "variant": "unguarded"})));
+    let r = lab.post("/api/runs", run.clone()).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let copy: Value = r.json().await.unwrap();
+    assert_eq!(copy["log_hash"], run["log_hash"], "seed {SEED}");
+}
