@@ -206,3 +206,30 @@ test('chapter 09: every guard against every fault, every effect once', async ({ 
   await expect(lab.damage).toHaveAttribute('data-harmed', 'false');
   lab.expectNoErrors();
 });
+
+test("at a phone's width the chapter is a drawer that folds down to let the student act", async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  const ch = await open(page, 1);
+  const { lab } = ch;
+  const drawer = page.getByTestId('chapter');
+  // The drawer is over the lab, at the bottom of the screen.
+  const box = (await drawer.boundingBox())!;
+  expect(box.y + box.height).toBeGreaterThan(800);
+  expect(box.y).toBeGreaterThan(400);
+  await ch.load();
+  await ch.done(1);
+  // "Show me" folds the drawer to its head, which keeps the step in words, and rings Send.
+  await page.getByTestId('chapter-show').click();
+  await expect(drawer).toHaveClass(/collapsed/);
+  await expect(page.getByTestId('chapter-now')).toContainText('Send');
+  await expect(lab.send).toHaveClass(/pointed/);
+  await lab.send.click();
+  await ch.done(2);
+  await page.getByTestId('chapter-collapse').click();
+  await expect(ch.step(3)).toBeVisible();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  lab.expectNoErrors();
+  await context.close();
+});

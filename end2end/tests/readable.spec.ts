@@ -122,6 +122,9 @@ test('a caught copy names its guard, and the same key twice names the table and 
   expect((await send()).status()).toBe(201);
   expect((await send()).status()).toBe(201);
   await lab.langSwitch.click();
+  // Rows move down as new events arrive: let the pipeline finish before tapping one.
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
+  await expect(lab.damage).toHaveAttribute('data-in-flight', 'false');
   const replayed = page.locator('.lane-row', { has: page.locator('[data-kind="response_replayed"]') });
   await replayed.click();
   const guard = page.getByTestId('event-details').getByTestId('event-guard');
@@ -134,6 +137,8 @@ test('a caught copy names its guard, and the same key twice names the table and 
   const put = await page.request.put(`${api}/safeguards`, { data: { idempotency_table: false, ledger_unique: false } });
   expect(put.ok()).toBeTruthy();
   expect((await send()).status()).toBe(201);
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
+  await expect(lab.damage).toHaveAttribute('data-in-flight', 'false');
   const escaped = page.locator('.lane-row', { has: page.locator('[data-kind="debited"][data-outcome="escaped"]') });
   await escaped.click();
   await expect(guard).toHaveAttribute('data-guard', 'idempotency_table ledger_unique');

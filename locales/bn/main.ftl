@@ -596,3 +596,6 @@ ch09-look = ◆ চিহ্নগুলো গুনুন: প্রতিট�
 ch09-why-title = কেন টিকে গেল
 ch09-why = একা কোনো পাহারা এটা পারে না। বোতাম থামায় double tap; key retry-কে চেনার মতো করে; table উত্তর ফেরত দেয়; ledger ফিরিয়ে দেয়; outbox event রাখে; producer আর transaction log পরিষ্কার রাখে; inbox ফলকে একবারে রাখে। at-least-once ডেলিভারি আর idempotent processing: effectively-once।
 ch09-cost = প্রতিটি পাহারার খরচ সামান্য: একটি key, একটি সারি, একটি unique index, একটি outbox সারি, একটি sequence নম্বর, একটি inbox সারি। সব মিলে পাঠের মাসে ৩৪০টি অভিযোগ নেমে আসে ০-তে।
+chapter-now = ধাপ { $k }: { $text }
+chapter-all-done = সব ধাপ শেষ: কেন, তা পড়তে অধ্যায়টি খুলুন।
+chapter-story = গল্পটা

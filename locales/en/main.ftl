@@ -620,3 +620,6 @@ ch09-look = Count the ◆ marks: each layer caught its own kind of copy. The dam
 ch09-why-title = Why it held
 ch09-why = No single guard does it. The button stops double taps; the key makes retries recognisable; the table replays; the ledger refuses; the outbox keeps the event; the producer and the transactions keep the log clean; the inboxes keep the effects single. At-least-once delivery with idempotent processing: effectively once.
 ch09-cost = Each guard costs a little: a key, a row, a unique index, an outbox row, a sequence number, an inbox row. Together they take the lesson's 340 tickets a month to 0.
+chapter-now = Step { $k }: { $text }
+chapter-all-done = Every step done: open the chapter to read why.
+chapter-story = The story

@@ -134,11 +134,18 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     #[cfg(feature = "hydrate")]
     {
         done_before.set(done_chapters());
-        Effect::new(move |_| {
-            if finished.get() {
+        Effect::new(move |was: Option<bool>| {
+            let now = finished.get();
+            if now {
                 remember_done(n);
                 done_before.set(done_chapters());
+                // Finished just now: bring "why" into the chapter's view.
+                if was == Some(false) {
+                    collapsed.set(false);
+                    reveal(".lab-chapter .chapter-why");
+                }
             }
+            now
         });
         // The current step's control wears a ring; a folded section holding it opens.
         Effect::new(move |before: Option<Option<&'static str>>| {
@@ -201,13 +208,36 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                     class="chapter-collapse"
                     data-testid="chapter-collapse"
                     aria-expanded=move || (!collapsed.get()).to_string()
-                    on:click=move |_| collapsed.update(|c| *c = !*c)
+                    on:click=move |_| {
+                        collapsed.update(|c| *c = !*c);
+                        if !collapsed.get_untracked() {
+                            reveal(".lab-chapter li.current, .lab-chapter .chapter-why");
+                        }
+                    }
                 >
                     {move || if collapsed.get() { tr!("chapter-expand") } else { tr!("chapter-fold") }}
                 </button>
+                <Show when=move || collapsed.get()>
+                    <p class="chapter-now" data-testid="chapter-now">
+                        {move || match current.get() {
+                            Some(i) => tr!("chapter-now", { "k" => digits(&(i + 1).to_string()), "text" => text(&format!("step{}", i + 1)) }),
+                            None => tr!("chapter-all-done"),
+                        }}
+                    </p>
+                </Show>
             </div>
             <div class="chapter-body">
-                <p class="chapter-opening">{move || text("opening")}</p>
+                // Once the chapter is under way, its story folds to one line.
+                {move || if progress.with(|p| p.first().copied().unwrap_or(false)) {
+                    view! {
+                        <details class="chapter-story">
+                            <summary>{move || tr!("chapter-story")}</summary>
+                            <p class="chapter-opening">{move || text("opening")}</p>
+                        </details>
+                    }.into_any()
+                } else {
+                    view! { <p class="chapter-opening">{move || text("opening")}</p> }.into_any()
+                }}
                 <div class="controls">
                     <button
                         type="button"
@@ -259,7 +289,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                                     <Show when=is_current>
                                         <p class="hint step-try">{move || text(&format!("step{k}-try"))}</p>
                                         {points_at.map(|target| view! {
-                                            <button type="button" class="linkish" data-testid="chapter-show" on:click=move |_| show(target)>
+                                            <button type="button" class="linkish" data-testid="chapter-show" on:click=move |_| show(target, collapsed)>
                                                 {move || tr!("chapter-show")}
                                             </button>
                                         })}
@@ -355,10 +385,37 @@ fn open_folds_around(el: &web_sys::Element) {
     }
 }
 
-/// Brings the control a step needs into view, ringed.
-fn show(target: &'static str) {
+/// Scrolls the chapter so the first element matching `selector` is in its view, once the page
+/// has drawn it.
+fn reveal(selector: &'static str) {
+    #[cfg(feature = "hydrate")]
+    leptos::task::spawn_local(async move {
+        // After this turn's rendering.
+        let _ = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(
+            &wasm_bindgen::JsValue::NULL,
+        ))
+        .await;
+        if let Some(el) = window()
+            .document()
+            .and_then(|d| d.query_selector(selector).ok().flatten())
+        {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+            el.scroll_into_view_with_scroll_into_view_options(&options);
+        }
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = selector;
+}
+
+/// Brings the control a step needs into view, ringed; on a phone the drawer folds down to its
+/// head so the control is free to tap.
+fn show(target: &'static str, collapsed: RwSignal<bool>) {
     #[cfg(feature = "hydrate")]
     {
+        if super::wide::width() < super::wide::WIDE {
+            collapsed.set(true);
+        }
         point_at(None, Some(target));
         if let Some(el) = window().document().and_then(|d| {
             d.query_selector(&format!("[data-testid=\"{target}\"]"))
@@ -371,5 +428,5 @@ fn show(target: &'static str) {
         }
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = target;
+    let _ = (target, collapsed);
 }
