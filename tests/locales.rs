@@ -8,6 +8,7 @@ use std::path::Path;
 
 use pocketpay_lab::domain::course::CHAPTERS;
 use pocketpay_lab::domain::explain::STATUS_WORDS;
+use pocketpay_lab::domain::natural::{Effect, NaturalOp, METHODS};
 use pocketpay_lab::domain::{CrashPoint, Damage, Layer, Outcome, Safeguard};
 
 fn messages(lang: &str) -> BTreeSet<String> {
@@ -95,6 +96,22 @@ fn built_ids() -> BTreeSet<String> {
             ids.insert(format!("{key}-step{k}"));
             ids.insert(format!("{key}-step{k}-try"));
         }
+    }
+    for op in NaturalOp::ALL {
+        for id in [
+            "natural-op-{}",
+            "natural-{}-title",
+            "natural-{}-what",
+            "natural-{}-lesson",
+        ] {
+            ids.insert(id.replace("{}", op.id()));
+        }
+    }
+    for effect in Effect::ALL {
+        ids.insert(format!("natural-effect-{}", effect.id()));
+    }
+    for (method, _) in METHODS {
+        ids.insert(format!("methods-{}", method.to_lowercase()));
     }
     for code in STATUS_WORDS {
         ids.insert(format!("status-{code}"));

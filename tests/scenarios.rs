@@ -187,3 +187,93 @@ async fn a_run_that_loaded_a_scenario_replays_to_the_same_log() {
     let copy: Value = r.json().await.unwrap();
     assert_eq!(copy["log_hash"], run["log_hash"], "seed {SEED}");
 }
+
+#[tokio::test]
+async fn scenario_7_a_set_gives_one_result_an_increment_adds_per_copy_an_insert_keeps_one_row() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(SEED).await;
+    let r = lab
+        .post(&format!("/api/sandboxes/{id}/scenario/7"), json!({}))
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let natural = |op: &'static str| {
+        let path = format!("/api/sandboxes/{id}/natural");
+        let body = json!({"op": op, "times": 10});
+        let lab = &lab;
+        async move {
+            let r = lab.post(&path, body).await;
+            assert_eq!(r.status(), StatusCode::OK, "{op} (seed {SEED})");
+            r.json::<Value>().await.unwrap()
+        }
+    };
+    let set = natural("set_name").await;
+    assert_eq!(set["sent"], 10);
+    let arrived = set["arrived"].as_i64().unwrap();
+    assert!(
+        (1..10).contains(&arrived),
+        "30 % loss over 10 copies: {set} (seed {SEED})"
+    );
+    assert_eq!(set["name"], "Shimul Ahmed");
+
+    let add = natural("add").await;
+    let arrived = add["arrived"].as_i64().unwrap();
+    assert!(arrived > 1, "{add} (seed {SEED})");
+    assert_eq!(
+        add["savings"],
+        500 * arrived,
+        "every copy that arrived added again"
+    );
+
+    let insert = natural("insert").await;
+    assert!(insert["arrived"].as_i64().unwrap() > 1, "{insert}");
+    assert_eq!(insert["credit_rows"], 1, "one row however many arrived");
+
+    // The timeline says it copy by copy: the INCREMENT's repeats escaped, the INSERT's were
+    // refused.
+    let applied = lab.events_of(&id, "natural_applied").await;
+    let of = |op: &str, outcome: &str| {
+        applied
+            .iter()
+            .filter(|e| e["details"]["op"] == op && e["outcome"] == outcome)
+            .count() as i64
+    };
+    assert_eq!(of("add", "escaped"), arrived - 1);
+    assert_eq!(
+        of("insert", "caught"),
+        insert["arrived"].as_i64().unwrap() - 1
+    );
+    assert_eq!(of("set_name", "escaped") + of("set_name", "caught"), 0);
+    assert_eq!(
+        lab.events_of(&id, "natural_lost").await.len() as i64,
+        30 - set["arrived"].as_i64().unwrap() - arrived - insert["arrived"].as_i64().unwrap()
+    );
+
+    // Bad bodies change nothing.
+    for body in [
+        json!({"op": "multiply"}),
+        json!({"op": "add", "times": 0}),
+        json!({"op": "add", "times": 21}),
+        json!({"op": "add", "extra": true}),
+    ] {
+        let r = lab
+            .post(&format!("/api/sandboxes/{id}/natural"), body)
+            .await;
+        expect_problem(r, 400, "invalid-field").await;
+    }
+    assert_eq!(
+        lab.state(&id).await["tables"]["payments.savings"][0]["balance"],
+        500 * arrived
+    );
+
+    // A run with these experiments replays to the same log.
+    let run: Value = lab
+        .get(&format!("/api/sandboxes/{id}/run"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let r = lab.post("/api/runs", run.clone()).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let copy: Value = r.json().await.unwrap();
+    assert_eq!(copy["log_hash"], run["log_hash"], "seed {SEED}");
+}

@@ -233,3 +233,28 @@ test("at a phone's width the chapter is a drawer that folds down to let the stud
   lab.expectNoErrors();
   await context.close();
 });
+
+test('chapter 05: a SET gives one name, an INCREMENT adds per copy, a keyed INSERT keeps one row', async ({ page }) => {
+  const ch = await open(page, 5);
+  const { lab } = ch;
+  await expect(page.getByTestId('natural')).toBeVisible();
+  await ch.load();
+  await ch.done(1);
+  await page.getByTestId('natural-set_name').click();
+  await ch.done(2);
+  await expect(page.getByTestId('natural-after-set_name')).toHaveAttribute('data-name', 'Shimul Ahmed');
+  await page.getByTestId('natural-add').click();
+  await ch.done(3);
+  const arrived = Number(await page.getByTestId('natural-arrived-add').getAttribute('data-arrived'));
+  expect(arrived).toBeGreaterThan(1);
+  await expect(page.getByTestId('natural-after-add')).toHaveAttribute('data-savings', String(500 * arrived));
+  await page.getByTestId('natural-insert').click();
+  await ch.done(4);
+  await ch.finished();
+  await expect(page.getByTestId('natural-after-insert')).toHaveAttribute('data-rows', '1');
+  await expect(lab.kind('natural_applied').and(page.locator('[data-outcome="escaped"]'))).toHaveCount(arrived - 1);
+  // The HTTP methods: POST and PATCH are the two that are not idempotent.
+  const no = page.locator('[data-testid="http-methods"] tr[data-idempotent="false"]');
+  expect(await no.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-method')))).toEqual(['POST', 'PATCH']);
+  lab.expectNoErrors();
+});

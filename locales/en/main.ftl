@@ -623,3 +623,62 @@ ch09-cost = Each guard costs a little: a key, a row, a unique index, an outbox r
 chapter-now = Step { $k }: { $text }
 chapter-all-done = Every step done: open the chapter to read why.
 chapter-story = The story
+
+# Scenario 7: natural idempotency
+ev-natural_applied = { $op } arrived and ran: { $effect }
+ev-natural_lost = A copy of { $op } was lost on the network
+natural-op-set_name = the SET of the name
+natural-op-add = the INCREMENT of the savings
+natural-op-insert = the keyed INSERT
+natural-effect-changed = the value is now the one wished
+natural-effect-same = the same value again, nothing changed
+natural-effect-added_again = ৳500 added again
+natural-effect-refused = the transfer id is taken: refused
+natural-title = One wish, three ways to write it
+natural-hint = Each button sends the same write { $times } times over the lossy network, as a client that never learns whether it worked would. Compare what the table says after.
+natural-set_name-title = SET: the name becomes "Shimul Ahmed"
+natural-set_name-what = A value is put in place. Running it again puts the same value in place.
+natural-add-title = INCREMENT: add ৳500 to the savings
+natural-add-what = The new value depends on the old one. Every copy that arrives adds again.
+natural-insert-title = INSERT keyed by transfer id: the ledger's way
+natural-insert-what = The same ৳500 as one row whose key is the transfer id; the balance is the sum of the rows.
+natural-send = Send it { $times } times
+natural-arrived = Sent { $sent }, arrived { $arrived }.
+natural-result-set_name = The name is now "{ $name }": one result, however many arrived.
+natural-result-add = The savings now hold { $balance }, though Shimul wanted { $want } once.
+natural-result-insert = { $rows ->
+    [one] { $rows } row for this transfer: ৳500, once.
+   *[other] { $rows } rows for this transfer.
+}
+natural-set_name-lesson = Naturally idempotent: no key, no table needed.
+natural-add-lesson = Not idempotent: it needs a key and a table, or a different shape.
+natural-insert-lesson = Idempotent by its shape: the primary key refuses every copy after the first.
+methods-caption = HTTP methods and idempotency (what the standard promises)
+methods-method = Method
+methods-idempotent = Idempotent?
+methods-why = Why
+methods-yes = Yes
+methods-no = No
+methods-get = Reads; reading again changes nothing.
+methods-head = A GET without the body.
+methods-options = Asks what the server allows; changes nothing.
+methods-put = Puts the whole resource in place: a SET.
+methods-delete = Removes it; removing it again leaves it removed (the answer may differ, the state does not).
+methods-post = "Create something new" or "do this": each copy may create or do it again. This is why a payment API needs an Idempotency-Key.
+methods-patch = A change described relative to what is there (add ৳500) may apply again.
+methods-note = Idempotent is about the server's state after the request, not the answer (RFC { $n }). An Idempotency-Key makes a POST behave like the "yes" rows.
+
+ch05-title = Some work is idempotent by its shape
+ch05-opening = Before keys and tables: some writes need none. "The name is Shimul Ahmed" can be written ten times with one result; "add ৳500" cannot. And the ledger writes money as rows keyed by transfer id, which turns an INCREMENT into an INSERT the key protects.
+ch05-step1 = Load the chapter: a network that loses 30 % of requests and answers.
+ch05-step1-try = Press "Load this chapter's starting point" above.
+ch05-step2 = Send the SET ten times. However many arrive, the name is "Shimul Ahmed".
+ch05-step2-try = The button is under "SET" in the panel "One wish, three ways to write it".
+ch05-step3 = Send the INCREMENT ten times. Each copy that arrives adds ৳500 again.
+ch05-step3-try = The button is under "INCREMENT" in the same panel.
+ch05-step4 = Send the keyed INSERT ten times. One row, ৳500, however many arrive.
+ch05-step4-try = The button is under "INSERT" in the same panel.
+ch05-look = Compare "arrived" with the result in each column. On the timeline, the INCREMENT's repeats are red ▲ (added again); the INSERT's repeats are ◆ (refused by the primary key). Below, the HTTP methods say the same in their names.
+ch05-why-title = Why some held and one broke
+ch05-why = A SET puts a value in place, so a copy puts the same value in place. An INCREMENT depends on the value before it, so each copy moves it again. The design trick: turn INCREMENTs into SETs or into INSERTs keyed by an id, as the ledger does, and idempotency comes with the shape.
+ch05-cost = Nothing for a SET; for the ledger's way, a unique key per movement and a balance computed as a sum.

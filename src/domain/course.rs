@@ -20,10 +20,12 @@ pub enum Panel {
     Timeline,
     Inspector,
     Instructor,
+    /// Scenario 7's three ways side by side, and the HTTP methods.
+    Natural,
 }
 
 impl Panel {
-    pub const ALL: [Panel; 8] = [
+    pub const ALL: [Panel; 9] = [
         Panel::Phone,
         Panel::Switches,
         Panel::Network,
@@ -32,6 +34,7 @@ impl Panel {
         Panel::Timeline,
         Panel::Inspector,
         Panel::Instructor,
+        Panel::Natural,
     ];
 
     pub fn id(self) -> &'static str {
@@ -44,6 +47,7 @@ impl Panel {
             Panel::Timeline => "timeline",
             Panel::Inspector => "inspector",
             Panel::Instructor => "instructor",
+            Panel::Natural => "natural",
         }
     }
 }
@@ -66,6 +70,8 @@ pub enum Check {
     Rows(&'static str, usize),
     /// An answer with this status reached the phone.
     Answered(u16),
+    /// An event of this kind for one natural-idempotency way (`details.op`).
+    SeenOp(EventKind, &'static str),
     /// The clock stands at least this long after the lesson's start, ms.
     TimeAtLeast(i64),
 }
@@ -106,6 +112,9 @@ impl Check {
                     && e.details["status"].as_u64() == Some(u64::from(status))
             }),
             Check::TimeAtLeast(ms) => state.clock.now_ms >= START_MS + ms,
+            Check::SeenOp(kind, op) => events
+                .iter()
+                .any(|e| e.kind == kind && e.details["op"].as_str() == Some(op)),
         }
     }
 }
@@ -176,7 +185,7 @@ use EventKind as K;
 use Outcome as O;
 
 /// The chapters, in the lesson's order.
-pub const CHAPTERS: [Chapter; 7] = [
+pub const CHAPTERS: [Chapter; 8] = [
     // 01: the train; the answer is lost; the second tap charges again.
     Chapter {
         n: 1,
@@ -274,6 +283,27 @@ pub const CHAPTERS: [Chapter; 7] = [
             Panel::Timeline,
             Panel::Inspector,
             Panel::Instructor,
+        ],
+    },
+    // 05: SET against INCREMENT, and the ledger's keyed INSERT.
+    Chapter {
+        n: 5,
+        scenario: 7,
+        variant: Variant::Guarded,
+        steps: &[
+            step(Loaded(7, Variant::Guarded), Some("chapter-load")),
+            step(
+                SeenOp(K::NaturalApplied, "set_name"),
+                Some("natural-set_name"),
+            ),
+            step(SeenOp(K::NaturalApplied, "add"), Some("natural-add")),
+            step(SeenOp(K::NaturalApplied, "insert"), Some("natural-insert")),
+        ],
+        panels: &[
+            Panel::Natural,
+            Panel::Network,
+            Panel::Timeline,
+            Panel::Inspector,
         ],
     },
     // 07: the broker: a lost ack's resend, and a crash inside the fraud check.
@@ -413,7 +443,8 @@ mod tests {
             assert!(crate::domain::scenario::preset(c.scenario, c.variant).is_some());
         }
         assert_eq!(neighbours(1), (None, Some(2)));
-        assert_eq!(neighbours(4), (Some(3), Some(7)));
+        assert_eq!(neighbours(4), (Some(3), Some(5)));
+        assert_eq!(neighbours(5), (Some(4), Some(7)));
         assert_eq!(neighbours(9), (Some(8), None));
     }
 

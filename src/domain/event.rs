@@ -154,6 +154,12 @@ pub enum EventKind {
     /// The instructor rewound a consumer group by time.
     ReplayStarted,
 
+    // Scenario 7, natural idempotency.
+    /// A copy of a SET, an INCREMENT or a keyed INSERT reached the payment API and ran.
+    NaturalApplied,
+    /// A copy of one of those was lost on the network.
+    NaturalLost,
+
     // Shimul's phone, as the app reports it.
     /// A tap on Send that the app acted on.
     Tapped,

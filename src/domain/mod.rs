@@ -10,6 +10,7 @@ pub mod event;
 pub mod explain;
 pub mod fault;
 pub mod layer;
+pub mod natural;
 pub mod phone;
 pub mod pipeline;
 pub mod run;

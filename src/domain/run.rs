@@ -101,7 +101,7 @@ fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
     let (Some((kind, body)), None) = (entries.next(), entries.next()) else {
         return Err(FieldError::new(
             "(input)",
-            "expected one of transfer, safeguards, faults, replay, app, scenario or op",
+            "expected one of transfer, safeguards, faults, replay, app, scenario, natural or op",
         ));
     };
     let inner = |e: FieldError| FieldError::new(format!("{kind}.{}", e.field), e.message);
@@ -115,9 +115,17 @@ fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
         "replay" => check_replay(body).map(|_| ()).map_err(inner),
         "app" => AppSignal::parse(body).map(|_| ()).map_err(inner),
         "scenario" => check_scenario(body).map_err(inner),
+        "natural" => {
+            if body.get("times").is_none() {
+                return Err(inner(FieldError::new("times", "required")));
+            }
+            super::natural::NaturalOp::parse_body(body)
+                .map(|_| ())
+                .map_err(inner)
+        }
         _ => Err(FieldError::new(
             kind.clone(),
-            "unknown input: expected transfer, safeguards, faults, replay, app, scenario or op",
+            "unknown input: expected transfer, safeguards, faults, replay, app, scenario, natural or op",
         )),
     }
 }

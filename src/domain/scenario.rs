@@ -115,7 +115,11 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
             1.0,
         ),
         // SET against INCREMENT over a lossy network.
-        7 => (json!({}), json!({"response_loss_pct": 30}), 1.0),
+        7 => (
+            json!({}),
+            json!({"request_loss_pct": 30, "response_loss_pct": 30}),
+            1.0,
+        ),
         // Two Generals: messages and acks lost both ways.
         8 => (
             off(&["wallet_inbox", "sms_inbox"]),

@@ -19,6 +19,7 @@ use super::broker;
 use super::error::LabError;
 use super::invariants::{self, Promises};
 use super::jobs::Job;
+use super::natural;
 use super::network::{NetStep, Network};
 use super::payments::{ledger, ApiReply, TransferRequest};
 use super::pipeline::{self, Pipeline};
@@ -26,6 +27,7 @@ use super::sim::{NewEvent, Sim, SimCounters};
 use super::store::{StoreName, Stores, SNAPSHOT_ROWS};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
+use crate::domain::natural::{NaturalOp, NaturalReport};
 use crate::domain::phone::AppSignal;
 use crate::domain::pipeline::Consumer;
 use crate::domain::run::{Run, RunInput};
@@ -53,6 +55,11 @@ enum Command {
     Faults(serde_json::Value, oneshot::Sender<Result<Faults, LabError>>),
     Reset(oneshot::Sender<Result<(), LabError>>),
     Scenario(Box<Preset>, oneshot::Sender<Result<(), LabError>>),
+    Natural(
+        NaturalOp,
+        i64,
+        oneshot::Sender<Result<NaturalReport, LabError>>,
+    ),
     State(i64, oneshot::Sender<Result<SandboxState, LabError>>),
     Transfer(TransferRequest, oneshot::Sender<ApiReply>),
     App(AppSignal, oneshot::Sender<Result<(), LabError>>),
@@ -130,6 +137,12 @@ impl SandboxHandle {
     /// Resets the sandbox and loads a scenario's preset (docs/reference.md §7).
     pub async fn load_scenario(&self, preset: Preset) -> Result<(), LabError> {
         self.ask(|tx| Command::Scenario(Box::new(preset), tx)).await
+    }
+
+    /// Scenario 7: sends `times` copies of one natural-idempotency write over the sandbox's
+    /// network and reports what the table says after them.
+    pub async fn natural(&self, op: NaturalOp, times: i64) -> Result<NaturalReport, LabError> {
+        self.ask(|tx| Command::Natural(op, times, tx)).await
     }
 
     /// Sends a transfer through the sandbox's network to its payment API and waits for what
@@ -532,6 +545,10 @@ impl Owner {
                 }
                 Command::Scenario(preset, reply) => {
                     let r = self.load_scenario(*preset).await;
+                    let _ = reply.send(r);
+                }
+                Command::Natural(op, times, reply) => {
+                    let r = self.natural(op, times).await;
                     let _ = reply.send(r);
                 }
                 Command::State(rows, reply) => {
@@ -1004,6 +1021,14 @@ impl Owner {
         if let Some(body) = input.get("safeguards") {
             return self.set_safeguards(body.clone()).await.map(|_| ());
         }
+        if let Some(n) = input.get("natural") {
+            let op = n["op"]
+                .as_str()
+                .and_then(NaturalOp::from_id)
+                .ok_or_else(|| bad("natural"))?;
+            let times = n["times"].as_i64().ok_or_else(|| bad("natural"))?;
+            return self.natural(op, times).await.map(|_| ());
+        }
         if let Some(scenario) = input.get("scenario") {
             // The reset and the settings around it are inputs of their own: this is the
             // timeline's mark.
@@ -1105,6 +1130,66 @@ impl Owner {
         self.save().await?;
         self.report_clock();
         Ok(())
+    }
+
+    /// Scenario 7: `times` copies of one write, each crossing the network (a lost request
+    /// never arrives), each arrival run on the payment API's database and put on the timeline.
+    async fn natural(&mut self, op: NaturalOp, times: i64) -> Result<NaturalReport, LabError> {
+        self.record_input(&json!({"natural": {"op": op.id(), "times": times}}))
+            .await?;
+        let now = self.sim.now();
+        let transfer_id = format!("sv-{:016x}", self.sim.rng().next_u64());
+        let loss = self.world.faults.request_loss_pct as f64 / 100.0;
+        let mut conn = self
+            .world
+            .stores
+            .pool(StoreName::Payments)
+            .acquire()
+            .await?;
+        let mut events = Vec::new();
+        let mut arrived = 0;
+        for copy in 1..=times {
+            let correlation = Some(transfer_id.clone());
+            if self.sim.rng().chance(loss) {
+                events.push(NewEvent {
+                    at_ms: now,
+                    layer: Layer::Network,
+                    kind: EventKind::NaturalLost,
+                    correlation,
+                    outcome: Outcome::Lost,
+                    details: json!({"op": op.id(), "copy": copy}),
+                });
+                continue;
+            }
+            let effect = natural::apply(&mut conn, op, &transfer_id, now, arrived == 0).await?;
+            arrived += 1;
+            let outcome = match effect {
+                crate::domain::natural::Effect::AddedAgain => Outcome::Escaped,
+                crate::domain::natural::Effect::Refused => Outcome::Caught,
+                _ => Outcome::Ok,
+            };
+            events.push(NewEvent {
+                at_ms: now,
+                layer: Layer::Api,
+                kind: EventKind::NaturalApplied,
+                correlation,
+                outcome,
+                details: json!({"op": op.id(), "copy": copy, "effect": effect.id(),
+                               "transfer_id": transfer_id}),
+            });
+        }
+        let report = NaturalReport {
+            op,
+            sent: times,
+            arrived,
+            name: natural::name(&mut conn).await?,
+            savings: natural::savings(&mut conn).await?,
+            credit_rows: natural::credit_rows(&mut conn, &transfer_id).await?,
+        };
+        drop(conn);
+        self.publish(events).await?;
+        self.save().await?;
+        Ok(report)
     }
 
     /// A scenario's preset: a reset under the preset's seed, then a "scenario loaded" event and

@@ -13,6 +13,7 @@ mod controls;
 mod damage;
 mod inspector;
 mod instructor;
+mod natural;
 mod network;
 mod phone;
 mod stream;
@@ -134,6 +135,23 @@ pub async fn load_scenario(
     let s = sandbox_of(&sandbox).await?;
     s.load_scenario(preset).await.map_err(fail)?;
     s.state_rows(ROWS_PER_TABLE).await.map_err(fail)
+}
+
+/// Scenario 7: sends copies of one natural-idempotency write and returns what they did.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn send_natural(
+    sandbox: String,
+    op: crate::domain::natural::NaturalOp,
+    times: i64,
+) -> Result<crate::domain::natural::NaturalReport, ServerFnError> {
+    if !(1..=crate::domain::natural::MAX_TIMES).contains(&times) {
+        return Err(ServerFnError::new("times is out of range"));
+    }
+    sandbox_of(&sandbox)
+        .await?
+        .natural(op, times)
+        .await
+        .map_err(fail)
 }
 
 /// Runs one of the network panel's crafted attacks and returns what each request got back.
@@ -285,6 +303,18 @@ fn Lab(id: String, initial: SandboxState) -> impl IntoView {
                     {slot(Panel::Tithi, view! { <TithiPhone live=live.clone() /> }.into_any())}
                 </div>
                 <div class="lab-col lab-watch">
+                    {
+                        let live = live.clone();
+                        move || focus
+                            .chapter
+                            .get()
+                            .is_some_and(|c| c.panels.contains(&Panel::Natural))
+                            .then(|| view! {
+                                <div class="slot" data-panel="natural">
+                                    <natural::NaturalPanel live=live.clone() />
+                                </div>
+                            })
+                    }
                     {slot(Panel::Damage, view! { <DamageMeter live=live.clone() /> }.into_any())}
                     {slot(Panel::Timeline, view! { <Timeline live=live.clone() /> }.into_any())}
                     {slot(Panel::Inspector, view! { <Inspector live=live.clone() /> }.into_any())}

@@ -930,6 +930,13 @@ pub fn describe(e: &TimelineEvent) -> String {
             vec![("amount", taka(n("amount"))), ("again", again("ev-again"))]
         }
         EventKind::ReplayStarted => vec![("consumer", word("consumer"))],
+        EventKind::NaturalApplied | EventKind::NaturalLost => vec![
+            ("op", tr_id(&format!("natural-op-{}", word("op")))),
+            (
+                "effect",
+                tr_id(&format!("natural-effect-{}", word("effect"))),
+            ),
+        ],
         EventKind::ScenarioLoaded => vec![
             ("n", num(n("n"))),
             (

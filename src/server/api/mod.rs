@@ -16,6 +16,7 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde_json::json;
 
+use crate::domain::natural::{NaturalOp, NaturalReport};
 use crate::domain::run::{check_replay, Run};
 use crate::domain::scenario;
 use crate::domain::{
@@ -37,6 +38,7 @@ pub fn router(lab: &Lab) -> Router<Lab> {
         .route("/api/sandboxes/{id}/clock", post(clock))
         .route("/api/sandboxes/{id}/reset", post(reset))
         .route("/api/sandboxes/{id}/scenario/{n}", post(scenario))
+        .route("/api/sandboxes/{id}/natural", post(natural))
         .route("/api/sandboxes/{id}/events", get(sse::events))
         .route("/api/sandboxes/{id}/transfers", post(transfer))
         .route("/api/sandboxes/{id}/app-events", post(app_event))
@@ -298,6 +300,32 @@ async fn scenario(
     let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
     sandbox.load_scenario(preset).await?;
     Ok(Json(answer))
+}
+
+/// `POST …/natural`: scenario 7. Sends `times` copies (default 10) of one write over the
+/// sandbox's network to the payment API's database: a SET of the display name, an INCREMENT of
+/// the savings balance, or one INSERT keyed by a transfer id. A lost request never arrives.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/natural", tag = "controls",
+    params(openapi::SandboxPath),
+    request_body = openapi::NaturalBody,
+    responses(
+        (status = 200, description = "The copies sent, those that arrived, and the tables after", body = NaturalReport),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, response = openapi::NotFound),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
+    ))]
+async fn natural(
+    State(lab): State<Lab>,
+    SandboxId(id): SandboxId,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = lab.get(&id).await?;
+    let (op, times) = NaturalOp::parse_body(&json_body(body, false)?)?;
+    Ok(Json(sandbox.natural(op, times).await?))
 }
 
 /// `POST …/transfers`: the payment API, through the sandbox's network and load balancer.

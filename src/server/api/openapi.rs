@@ -104,6 +104,7 @@ macro_rules! exact_schemas {
 exact_schemas!(
     CreateBody,
     ScenarioBody,
+    NaturalBody,
     SafeguardsBody,
     FaultsBody,
     ClockBody,
@@ -179,6 +180,7 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
         super::clock,
         super::reset,
         super::scenario,
+        super::natural,
         super::sse::events,
         super::transfer,
         super::app_event,
@@ -198,8 +200,11 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
             Imported,
             Replayed,
             ScenarioLoaded,
+            crate::domain::natural::NaturalReport,
+            crate::domain::natural::NaturalOp,
             CreateBody,
             ScenarioBody,
+            NaturalBody,
             SafeguardsBody,
             FaultsBody,
             ClockBody,
@@ -332,9 +337,10 @@ fn stream_message() -> Value {
 }
 
 /// Every schema written out by [`exact_schema`].
-pub const EXACT: [&str; 11] = [
+pub const EXACT: [&str; 12] = [
     "CreateBody",
     "ScenarioBody",
+    "NaturalBody",
     "SafeguardsBody",
     "FaultsBody",
     "ClockBody",
@@ -422,6 +428,13 @@ pub fn exact_schema(name: &str) -> Value {
         json!({"to": {"type": "string", "enum": USERS}, "amount": int(1, MAX_AMOUNT)}),
         &["to", "amount"],
     );
+    let natural = object(
+        json!({
+            "op": {"type": "string", "enum": ["set_name", "add", "insert"]},
+            "times": int(1, crate::domain::natural::MAX_TIMES),
+        }),
+        &["op"],
+    );
     let replay = object(
         json!({
             "consumer": {"type": "string", "enum": consumers},
@@ -463,6 +476,7 @@ pub fn exact_schema(name: &str) -> Value {
             clock
         }
         "ReplayBody" => replay,
+        "NaturalBody" => natural.clone(),
         "ScenarioBody" => object(
             json!({"variant": {"type": "string", "enum": ["guarded", "unguarded"]}}),
             &[],
@@ -492,6 +506,11 @@ pub fn exact_schema(name: &str) -> Value {
                 one("faults", object(fault_properties(false), &[])),
                 one("replay", replay),
                 one("app", app_event),
+                one("natural", {
+                    let mut n = natural.clone();
+                    n["required"] = json!(["op", "times"]);
+                    n
+                }),
                 one("scenario", object(json!({
                     "n": int(1, 12),
                     "variant": {"type": "string", "enum": ["guarded", "unguarded"]},

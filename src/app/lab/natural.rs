@@ -1,0 +1,110 @@
+//! Scenario 7 beside the lab while chapter 05 is open: the same wish written three ways (a SET,
+//! an INCREMENT, one INSERT keyed by a transfer id), each sent ten times over the sandbox's
+//! lossy network, the results side by side; then the HTTP methods and which are idempotent.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+use super::send_natural;
+use super::stream::LabStream;
+use crate::app::i18n::{digits, num, taka, tr_args, tr_id};
+use crate::domain::natural::{NaturalOp, NaturalReport, METHODS, TIMES};
+
+#[component]
+pub fn NaturalPanel(live: LabStream) -> impl IntoView {
+    view! {
+        <section class="panel natural" aria-labelledby="natural-title" data-testid="natural">
+            <h2 id="natural-title">{move || tr!("natural-title")}</h2>
+            <p class="hint">{move || tr!("natural-hint", { "times" => num(TIMES) })}</p>
+            <div class="natural-ways">
+                {NaturalOp::ALL
+                    .into_iter()
+                    .map(|op| view! { <Way live=live.clone() op /> })
+                    .collect_view()}
+            </div>
+            <Methods />
+        </section>
+    }
+}
+
+#[component]
+fn Way(live: LabStream, op: NaturalOp) -> impl IntoView {
+    let id = op.id();
+    let report = RwSignal::new(None::<NaturalReport>);
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let send = move |_| {
+        let live = live.clone();
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            match send_natural(live.sandbox(), op, TIMES).await {
+                Ok(r) => {
+                    error.set(None);
+                    report.set(Some(r));
+                    live.refresh();
+                }
+                Err(e) => error.set(Some(super::controls::server_error(&e.to_string()))),
+            }
+            busy.set(false);
+        });
+    };
+    view! {
+        <div class="natural-way" data-op=id data-testid=format!("natural-way-{id}")>
+            <h3>{move || tr_id(&format!("natural-{id}-title"))}</h3>
+            <p class="hint">{move || tr_id(&format!("natural-{id}-what"))}</p>
+            <pre><code>{op.sql()}</code></pre>
+            <button type="button" data-testid=format!("natural-{id}") disabled=move || busy.get() on:click=send>
+                {move || tr!("natural-send", { "times" => num(TIMES) })}
+            </button>
+            <p class="error" role="alert">{move || error.get()}</p>
+            <div class="natural-result" role="status" aria-live="polite">
+                {move || report.get().map(|r| {
+                    let result = match op {
+                        NaturalOp::SetName => tr_args("natural-result-set_name", &[("name", r.name.clone())]),
+                        NaturalOp::Add => tr_args("natural-result-add", &[("balance", taka(r.savings)), ("want", taka(crate::domain::natural::AMOUNT))]),
+                        NaturalOp::Insert => tr_args("natural-result-insert", &[("rows", num(r.credit_rows))]),
+                    };
+                    view! {
+                        <p data-testid=format!("natural-arrived-{id}") data-sent=r.sent data-arrived=r.arrived>
+                            {tr_args("natural-arrived", &[("sent", num(r.sent)), ("arrived", num(r.arrived))])}
+                        </p>
+                        <p class="natural-after" data-testid=format!("natural-after-{id}") data-name=r.name.clone() data-savings=r.savings data-rows=r.credit_rows>
+                            {result}
+                        </p>
+                        <p class="hint">{tr_id(&format!("natural-{id}-lesson"))}</p>
+                    }
+                })}
+            </div>
+        </div>
+    }
+}
+
+/// The HTTP methods: which the standard makes idempotent, and why.
+#[component]
+fn Methods() -> impl IntoView {
+    view! {
+        <table class="methods" data-testid="http-methods">
+            <caption>{move || tr!("methods-caption")}</caption>
+            <thead>
+                <tr>
+                    <th scope="col">{move || tr!("methods-method")}</th>
+                    <th scope="col">{move || tr!("methods-idempotent")}</th>
+                    <th scope="col">{move || tr!("methods-why")}</th>
+                </tr>
+            </thead>
+            <tbody>
+                {METHODS
+                    .into_iter()
+                    .map(|(method, idempotent)| view! {
+                        <tr data-method=method data-idempotent=idempotent.to_string()>
+                            <th scope="row"><code>{method}</code></th>
+                            <td>{move || if idempotent { tr!("methods-yes") } else { tr!("methods-no") }}</td>
+                            <td>{move || tr_id(&format!("methods-{}", method.to_lowercase()))}</td>
+                        </tr>
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+        <p class="hint">{move || tr!("methods-note", { "n" => digits("9110") })}</p>
+    }
+}
