@@ -277,3 +277,84 @@ async fn scenario_7_a_set_gives_one_result_an_increment_adds_per_copy_an_insert_
     let copy: Value = r.json().await.unwrap();
     assert_eq!(copy["log_hash"], run["log_hash"], "seed {SEED}");
 }
+
+#[tokio::test]
+async fn scenario_8_has_an_at_most_once_variant_and_the_generals_run_on_the_seed() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(SEED).await;
+    let r = lab
+        .post(
+            &format!("/api/sandboxes/{id}/scenario/8"),
+            json!({"variant": "at_most_once"}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let state = lab.state(&id).await;
+    assert_eq!(state["safeguards"]["outbox"], false);
+    assert_eq!(state["faults"]["crash"]["api_after_commit"], "once");
+    // Only scenario 8 has it; elsewhere it is refused and nothing changes.
+    let before = settings(&lab.state(&id).await);
+    let r = lab
+        .post(
+            &format!("/api/sandboxes/{id}/scenario/1"),
+            json!({"variant": "at_most_once"}),
+        )
+        .await;
+    let problem = expect_problem(r, 400, "invalid-field").await;
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no at_most_once"),
+        "{problem}"
+    );
+    assert_eq!(settings(&lab.state(&id).await), before);
+
+    // The generals: messengers back and forth until one is caught or eight crossed, the same
+    // for the same seed.
+    let generals = |body: Value| {
+        let path = format!("/api/sandboxes/{id}/generals");
+        let lab = &lab;
+        async move {
+            let r = lab.post(&path, body).await;
+            assert_eq!(r.status(), StatusCode::OK, "seed {SEED}");
+            r.json::<Value>().await.unwrap()
+        }
+    };
+    let none_lost = generals(json!({"loss_pct": 0})).await;
+    assert_eq!(none_lost["trips"].as_array().unwrap().len(), 8);
+    let all_lost = generals(json!({"loss_pct": 100})).await;
+    assert_eq!(
+        all_lost["trips"],
+        json!([{"n": 1, "from_a": true, "lost": true}])
+    );
+    let some = generals(json!({})).await;
+    assert_eq!(some["loss_pct"], 30);
+    let trips = some["trips"].as_array().unwrap();
+    for (i, t) in trips.iter().enumerate() {
+        assert_eq!(t["n"], i as i64 + 1);
+        assert_eq!(t["from_a"], i % 2 == 0);
+        if i + 1 < trips.len() {
+            assert_eq!(t["lost"], false, "only the last messenger can be caught");
+        }
+    }
+    assert!(trips.len() == 8 || trips.last().unwrap()["lost"] == true);
+    let on_timeline = lab.events_of(&id, "generals_trip").await;
+    assert_eq!(on_timeline.len(), 8 + 1 + trips.len());
+    for body in [json!({"loss_pct": 101}), json!({"loss": 1}), json!([])] {
+        let r = lab
+            .post(&format!("/api/sandboxes/{id}/generals"), body)
+            .await;
+        expect_problem(r, 400, "invalid-field").await;
+    }
+    let run: Value = lab
+        .get(&format!("/api/sandboxes/{id}/run"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let r = lab.post("/api/runs", run.clone()).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let copy: Value = r.json().await.unwrap();
+    assert_eq!(copy["log_hash"], run["log_hash"], "seed {SEED}");
+}

@@ -258,3 +258,34 @@ test('chapter 05: a SET gives one name, an INCREMENT adds per copy, a keyed INSE
   expect(await no.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-method')))).toEqual(['POST', 'PATCH']);
   lab.expectNoErrors();
 });
+
+test('chapter 06: the generals never both know; at-most-once loses, at-least-once doubles, effectively-once holds', async ({ page }) => {
+  test.setTimeout(90_000);
+  const ch = await open(page, 6);
+  const { lab } = ch;
+  await expect(page.getByTestId('generals')).toBeVisible();
+  await ch.load();
+  await ch.done(1);
+  await page.getByTestId('generals-send').click();
+  await ch.done(2);
+  // The messengers run on the sandbox's clock; the verdict comes when the last one is done.
+  await expect(page.getByTestId('generals-verdict')).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId('generals-verdict')).toContainText('exactly once');
+  await lab.send.click();
+  await ch.done(3);
+  await expect(lab.figure('lost_events')).toHaveAttribute('data-value', '1');
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '0');
+  await page.getByTestId('chapter-load-unguarded').click();
+  await expect(lab.figure('lost_events')).toHaveAttribute('data-value', '0');
+  await lab.send.click();
+  await ch.done(4);
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
+  await page.getByTestId('chapter-load-guarded').click();
+  await expect(lab.figure('double_credits')).toHaveAttribute('data-value', '0');
+  await lab.send.click();
+  await ch.done(5);
+  await ch.finished();
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
+  await expect(page.getByTestId('chapter-why')).toContainText('effectively-once');
+  lab.expectNoErrors();
+});

@@ -682,3 +682,36 @@ ch05-look = Compare "arrived" with the result in each column. On the timeline, t
 ch05-why-title = Why some held and one broke
 ch05-why = A SET puts a value in place, so a copy puts the same value in place. An INCREMENT depends on the value before it, so each copy moves it again. The design trick: turn INCREMENTs into SETs or into INSERTs keyed by an id, as the ledger does, and idempotency comes with the shape.
 ch05-cost = Nothing for a SET; for the ledger's way, a unique key per movement and a balance computed as a sum.
+
+# Scenario 8: the Two Generals and the delivery semantics
+ev-generals_trip = Messenger { $n }: { $what }
+generals-crossed = crossed the valley
+generals-caught-word = caught in the valley
+chapter-load-unguarded = Load it again, guard off
+chapter-load-at_most_once = Load it at-most-once
+generals-title = The Two Generals
+generals-hint = Generals A and B must attack together. Each messenger crosses a valley where the enemy catches { $pct } % of them. The messengers run on the lab's clock: pause it and they stop.
+generals-send = Send the messengers
+generals-trip-attack = Messenger { $n }, A → B: "attack at dawn"
+generals-trip-a = Messenger { $n }, A → B: "I know you got my last message"
+generals-trip-b = Messenger { $n }, B → A: "I got your message"
+generals-caught = Messenger { $n } was caught: general { $from } cannot tell whether it arrived.
+generals-all = All { $n } messengers crossed, yet general { $from } cannot know the last one did.
+generals-lesson = Whichever messenger is last, its sender never hears that it arrived, and one more messenger only moves that doubt one step. No number of messages makes both sides sure: "exactly once" delivery cannot be promised. A system can deliver at least once and make the processing idempotent: effectively-once.
+
+ch06-title = Exactly once is not on offer
+ch06-opening = A new member of Imran's team asks: why not buy a messaging system that delivers every message exactly once? Two generals on two hills show why nobody can sell that, and Shimul's transfer shows what can be had instead.
+ch06-step1 = Load the chapter: at-most-once first, with no outbox, and an API that dies right after its commit.
+ch06-step1-try = Press "Load this chapter's starting point" at the top of the chapter.
+ch06-step2 = Send the messengers and watch the valley until the panel gives its verdict.
+ch06-step2-try = The button is in the panel "The Two Generals"; the messengers move with the lab's clock, so it must be running.
+ch06-step3 = At-most-once: tap Send. The debit commits, the API dies before publishing, and nobody sends the event again: Tithi is never paid.
+ch06-step3-try = Wait until the phone gives up; "events lost" on the damage meter turns red once nothing is on its way.
+ch06-step4 = At-least-once: press "Load it again, guard off", then tap Send. The relay sends again after a crash and no inbox recognises the copy: Tithi is paid twice.
+ch06-step4-try = After the receipt, wait a few seconds for the relay's second publish; "double credits" turns red.
+ch06-step5 = Effectively-once: press "Load it again, guard on", then tap Send. The relay still sends twice; both inboxes skip the copy.
+ch06-step5-try = The wallet and SMS lanes each show a ◆ when the copy is skipped.
+ch06-look = The generals: the last messenger's sender is always left unsure. The pipeline: lost (✕ on the damage meter), twice (double credit), once (◆ on the inbox lanes).
+ch06-why-title = Why only effectively-once holds
+ch06-why = When an acknowledgement is missing, a sender has two choices: not resend, and risk losing the message (at-most-once), or resend, and risk a duplicate (at-least-once). There is no third. "Exactly-once" claims mean exactly-once effect: at-least-once delivery plus idempotent processing (an inbox, a unique key), which is effectively-once.
+ch06-cost = A resend that never gives up (the outbox and relay) and an inbox row per event in each consumer.

@@ -22,10 +22,12 @@ pub enum Panel {
     Instructor,
     /// Scenario 7's three ways side by side, and the HTTP methods.
     Natural,
+    /// Scenario 8's Two Generals.
+    Generals,
 }
 
 impl Panel {
-    pub const ALL: [Panel; 9] = [
+    pub const ALL: [Panel; 10] = [
         Panel::Phone,
         Panel::Switches,
         Panel::Network,
@@ -35,6 +37,7 @@ impl Panel {
         Panel::Inspector,
         Panel::Instructor,
         Panel::Natural,
+        Panel::Generals,
     ];
 
     pub fn id(self) -> &'static str {
@@ -48,6 +51,7 @@ impl Panel {
             Panel::Inspector => "inspector",
             Panel::Instructor => "instructor",
             Panel::Natural => "natural",
+            Panel::Generals => "generals",
         }
     }
 }
@@ -185,7 +189,7 @@ use EventKind as K;
 use Outcome as O;
 
 /// The chapters, in the lesson's order.
-pub const CHAPTERS: [Chapter; 8] = [
+pub const CHAPTERS: [Chapter; 9] = [
     // 01: the train; the answer is lost; the second tap charges again.
     Chapter {
         n: 1,
@@ -304,6 +308,32 @@ pub const CHAPTERS: [Chapter; 8] = [
             Panel::Network,
             Panel::Timeline,
             Panel::Inspector,
+        ],
+    },
+    // 06: the Two Generals, then at-most-once, at-least-once and effectively-once.
+    Chapter {
+        n: 6,
+        scenario: 8,
+        variant: Variant::AtMostOnce,
+        steps: &[
+            step(Loaded(8, Variant::AtMostOnce), Some("chapter-load")),
+            step(Seen(K::GeneralsTrip, None, 1), Some("generals-send")),
+            step(FigureAtLeast("lost_events", 1), Some("send-button")),
+            step(
+                FigureAtLeast("double_credits", 1),
+                Some("chapter-load-unguarded"),
+            ),
+            step(
+                Seen(K::InboxDuplicate, Some(O::Caught), 2),
+                Some("chapter-load-guarded"),
+            ),
+        ],
+        panels: &[
+            Panel::Generals,
+            Panel::Phone,
+            Panel::Tithi,
+            Panel::Damage,
+            Panel::Timeline,
         ],
     },
     // 07: the broker: a lost ack's resend, and a crash inside the fraud check.
@@ -444,7 +474,8 @@ mod tests {
         }
         assert_eq!(neighbours(1), (None, Some(2)));
         assert_eq!(neighbours(4), (Some(3), Some(5)));
-        assert_eq!(neighbours(5), (Some(4), Some(7)));
+        assert_eq!(neighbours(5), (Some(4), Some(6)));
+        assert_eq!(neighbours(6), (Some(5), Some(7)));
         assert_eq!(neighbours(9), (Some(8), None));
     }
 

@@ -160,6 +160,10 @@ pub enum EventKind {
     /// A copy of one of those was lost on the network.
     NaturalLost,
 
+    // Scenario 8, the Two Generals.
+    /// A messenger crossed the valley, or was caught (`lost`).
+    GeneralsTrip,
+
     // Shimul's phone, as the app reports it.
     /// A tap on Send that the app acted on.
     Tapped,

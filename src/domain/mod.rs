@@ -9,6 +9,7 @@ pub mod course;
 pub mod event;
 pub mod explain;
 pub mod fault;
+pub mod generals;
 pub mod layer;
 pub mod natural;
 pub mod phone;

@@ -101,7 +101,7 @@ fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
     let (Some((kind, body)), None) = (entries.next(), entries.next()) else {
         return Err(FieldError::new(
             "(input)",
-            "expected one of transfer, safeguards, faults, replay, app, scenario, natural or op",
+            "expected one of transfer, safeguards, faults, replay, app, scenario, natural, generals or op",
         ));
     };
     let inner = |e: FieldError| FieldError::new(format!("{kind}.{}", e.field), e.message);
@@ -115,6 +115,14 @@ fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
         "replay" => check_replay(body).map(|_| ()).map_err(inner),
         "app" => AppSignal::parse(body).map(|_| ()).map_err(inner),
         "scenario" => check_scenario(body).map_err(inner),
+        "generals" => {
+            if body.get("loss_pct").is_none() {
+                return Err(inner(FieldError::new("loss_pct", "required")));
+            }
+            super::generals::Generals::parse_body(body)
+                .map(|_| ())
+                .map_err(inner)
+        }
         "natural" => {
             if body.get("times").is_none() {
                 return Err(inner(FieldError::new("times", "required")));
@@ -125,7 +133,7 @@ fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
         }
         _ => Err(FieldError::new(
             kind.clone(),
-            "unknown input: expected transfer, safeguards, faults, replay, app, scenario, natural or op",
+            "unknown input: expected transfer, safeguards, faults, replay, app, scenario, natural, generals or op",
         )),
     }
 }
@@ -144,7 +152,7 @@ fn check_scenario(body: &serde_json::Value) -> Result<(), FieldError> {
         .ok_or_else(|| FieldError::new("n", "required"))?;
     super::int_in("n", n, 1, 12)?;
     match map.get("variant").and_then(|v| v.as_str()) {
-        Some("guarded" | "unguarded") => Ok(()),
+        Some("guarded" | "unguarded" | "at_most_once") => Ok(()),
         _ => Err(FieldError::new(
             "variant",
             "expected \"guarded\" or \"unguarded\"",

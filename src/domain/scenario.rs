@@ -19,6 +19,8 @@ pub enum Variant {
     #[default]
     Guarded,
     Unguarded,
+    /// Scenario 8 only: no resend and no outbox, so a lost event stays lost.
+    AtMostOnce,
 }
 
 impl Variant {
@@ -26,6 +28,7 @@ impl Variant {
         match self {
             Variant::Guarded => "guarded",
             Variant::Unguarded => "unguarded",
+            Variant::AtMostOnce => "at_most_once",
         }
     }
 
@@ -44,9 +47,10 @@ impl Variant {
                     None => Ok(Variant::Guarded),
                     Some(Value::String(s)) if s == "guarded" => Ok(Variant::Guarded),
                     Some(Value::String(s)) if s == "unguarded" => Ok(Variant::Unguarded),
+                    Some(Value::String(s)) if s == "at_most_once" => Ok(Variant::AtMostOnce),
                     Some(_) => Err(FieldError::new(
                         "variant",
-                        "expected \"guarded\" or \"unguarded\"",
+                        "expected \"guarded\", \"unguarded\" or (scenario 8) \"at_most_once\"",
                     )),
                 }
             }
@@ -70,8 +74,12 @@ pub struct Preset {
     pub speed: f64,
 }
 
-/// The preset for scenario `n`, or `None` when there is no such scenario.
+/// The preset for scenario `n`, or `None` when there is no such scenario (or, for
+/// `at_most_once`, when the scenario is not 8).
 pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
+    if variant == Variant::AtMostOnce && n != 8 {
+        return None;
+    }
     let off = |ids: &[&str]| -> Value {
         if variant == Variant::Guarded {
             json!({})
@@ -120,12 +128,22 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
             json!({"request_loss_pct": 30, "response_loss_pct": 30}),
             1.0,
         ),
-        // Two Generals: messages and acks lost both ways.
-        8 => (
-            off(&["wallet_inbox", "sms_inbox"]),
-            json!({"request_loss_pct": 30, "response_loss_pct": 30}),
-            1.0,
-        ),
+        // Two Generals, then the three delivery semantics on the pipeline: at-most-once (no
+        // outbox, the API dies after its commit: the event is never sent), at-least-once (the
+        // relay resends after a crash, no inbox: a duplicate), effectively-once (the resend and
+        // the inboxes: once).
+        8 => match variant {
+            Variant::AtMostOnce => (
+                json!({"outbox": false}),
+                json!({"crash": {"api_after_commit": "once"}}),
+                1.0,
+            ),
+            _ => (
+                off(&["wallet_inbox", "sms_inbox"]),
+                json!({"crash": {"relay_after_publish": "once"}}),
+                1.0,
+            ),
+        },
         // The broker: a lost ack, then a fraud-check crash.
         9 => (
             off(&["idempotent_producer", "transactions"]),
@@ -178,8 +196,11 @@ mod tests {
     #[test]
     fn every_preset_is_a_valid_body_for_the_settings_it_changes() {
         for n in SCENARIOS {
-            for variant in [Variant::Guarded, Variant::Unguarded] {
-                let p = preset(n, variant).unwrap();
+            for variant in [Variant::Guarded, Variant::Unguarded, Variant::AtMostOnce] {
+                let Some(p) = preset(n, variant) else {
+                    assert!(variant == Variant::AtMostOnce && n != 8);
+                    continue;
+                };
                 assert_eq!(p.n, n);
                 Safeguards::default()
                     .patched(&p.safeguards)
@@ -214,6 +235,10 @@ mod tests {
         assert_eq!(
             Variant::parse_body(&json!({"variant": "unguarded"})),
             Ok(Variant::Unguarded)
+        );
+        assert_eq!(
+            Variant::parse_body(&json!({"variant": "at_most_once"})),
+            Ok(Variant::AtMostOnce)
         );
         assert!(Variant::parse_body(&json!({"variant": "off"})).is_err());
         assert!(Variant::parse_body(&json!({"varient": "guarded"})).is_err());

@@ -27,6 +27,7 @@ use super::sim::{NewEvent, Sim, SimCounters};
 use super::store::{StoreName, Stores, SNAPSHOT_ROWS};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
+use crate::domain::generals::Generals;
 use crate::domain::natural::{NaturalOp, NaturalReport};
 use crate::domain::phone::AppSignal;
 use crate::domain::pipeline::Consumer;
@@ -55,6 +56,7 @@ enum Command {
     Faults(serde_json::Value, oneshot::Sender<Result<Faults, LabError>>),
     Reset(oneshot::Sender<Result<(), LabError>>),
     Scenario(Box<Preset>, oneshot::Sender<Result<(), LabError>>),
+    Generals(i64, oneshot::Sender<Result<Generals, LabError>>),
     Natural(
         NaturalOp,
         i64,
@@ -137,6 +139,11 @@ impl SandboxHandle {
     /// Resets the sandbox and loads a scenario's preset (docs/reference.md §7).
     pub async fn load_scenario(&self, preset: Preset) -> Result<(), LabError> {
         self.ask(|tx| Command::Scenario(Box::new(preset), tx)).await
+    }
+
+    /// Scenario 8: the Two Generals' messengers, each caught with this chance (percent).
+    pub async fn generals(&self, loss_pct: i64) -> Result<Generals, LabError> {
+        self.ask(|tx| Command::Generals(loss_pct, tx)).await
     }
 
     /// Scenario 7: sends `times` copies of one natural-idempotency write over the sandbox's
@@ -545,6 +552,10 @@ impl Owner {
                 }
                 Command::Scenario(preset, reply) => {
                     let r = self.load_scenario(*preset).await;
+                    let _ = reply.send(r);
+                }
+                Command::Generals(loss_pct, reply) => {
+                    let r = self.generals(loss_pct).await;
                     let _ = reply.send(r);
                 }
                 Command::Natural(op, times, reply) => {
@@ -1021,6 +1032,10 @@ impl Owner {
         if let Some(body) = input.get("safeguards") {
             return self.set_safeguards(body.clone()).await.map(|_| ());
         }
+        if let Some(g) = input.get("generals") {
+            let loss = g["loss_pct"].as_i64().ok_or_else(|| bad("generals"))?;
+            return self.generals(loss).await.map(|_| ());
+        }
         if let Some(n) = input.get("natural") {
             let op = n["op"]
                 .as_str()
@@ -1130,6 +1145,32 @@ impl Owner {
         self.save().await?;
         self.report_clock();
         Ok(())
+    }
+
+    /// Scenario 8's Two Generals: messengers drawn from the seeded generator, each on the
+    /// timeline at the virtual time it would arrive.
+    async fn generals(&mut self, loss_pct: i64) -> Result<Generals, LabError> {
+        self.record_input(&json!({"generals": {"loss_pct": loss_pct}}))
+            .await?;
+        let now = self.sim.now();
+        let p = loss_pct as f64 / 100.0;
+        let rng = self.sim.rng();
+        let generals = Generals::from_draws(now, loss_pct, || rng.chance(p));
+        let events = generals
+            .trips
+            .iter()
+            .map(|t| NewEvent {
+                at_ms: now,
+                layer: Layer::Network,
+                kind: EventKind::GeneralsTrip,
+                correlation: Some(format!("generals-{now}")),
+                outcome: if t.lost { Outcome::Lost } else { Outcome::Ok },
+                details: json!({"n": t.n, "from": if t.from_a { "a" } else { "b" }}),
+            })
+            .collect();
+        self.publish(events).await?;
+        self.save().await?;
+        Ok(generals)
     }
 
     /// Scenario 7: `times` copies of one write, each crossing the network (a lost request

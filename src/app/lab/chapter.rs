@@ -184,10 +184,18 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             });
         }
     };
-    let second_load = chapter
-        .steps
-        .iter()
-        .any(|s| s.points_at == Some("chapter-load-guarded"));
+    // The other variants this chapter's steps load or point at, each with a button of its own.
+    let mut more_loads: Vec<Variant> = Vec::new();
+    for step in chapter.steps {
+        for v in [Variant::Guarded, Variant::Unguarded, Variant::AtMostOnce] {
+            let loads = matches!(step.check, course::Check::Loaded(_, w) if w == v);
+            let points =
+                step.points_at.and_then(|p| p.strip_prefix("chapter-load-")) == Some(v.id());
+            if (loads || points) && v != chapter.variant && !more_loads.contains(&v) {
+                more_loads.push(v);
+            }
+        }
+    }
     let (back, next) = course::neighbours(n);
     let here = StoredValue::new(key.clone());
     let text = move |suffix: &str| tr_id(&format!("{}-{suffix}", here.get_value()));
@@ -251,14 +259,18 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                     >
                         {move || tr!("chapter-load", { "n" => digits(&chapter.scenario.to_string()) })}
                     </button>
-                    {second_load.then(|| {
-                        let load = load.clone();
-                        view! {
-                            <button type="button" data-testid="chapter-load-guarded" disabled=move || busy.get() on:click=move |_| load(Variant::Guarded)>
-                                {move || tr!("chapter-load-guarded")}
-                            </button>
-                        }
-                    })}
+                    {more_loads
+                        .into_iter()
+                        .map(|variant| {
+                            let load = load.clone();
+                            let id = variant.id();
+                            view! {
+                                <button type="button" data-testid=format!("chapter-load-{id}") disabled=move || busy.get() on:click=move |_| load(variant)>
+                                    {move || tr_id(&format!("chapter-load-{id}"))}
+                                </button>
+                            }
+                        })
+                        .collect_view()}
                 </div>
                 <p class="error" role="alert">{move || error.get()}</p>
                 <ol class="chapter-steps">

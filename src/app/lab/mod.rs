@@ -11,6 +11,7 @@ mod chapter;
 mod clock_panel;
 mod controls;
 mod damage;
+mod generals;
 mod inspector;
 mod instructor;
 mod natural;
@@ -150,6 +151,22 @@ pub async fn send_natural(
     sandbox_of(&sandbox)
         .await?
         .natural(op, times)
+        .await
+        .map_err(fail)
+}
+
+/// Scenario 8: the Two Generals' messengers, each caught with this chance (percent).
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn send_generals(
+    sandbox: String,
+    loss_pct: i64,
+) -> Result<crate::domain::generals::Generals, ServerFnError> {
+    if !(0..=100).contains(&loss_pct) {
+        return Err(ServerFnError::new("loss_pct is out of range"));
+    }
+    sandbox_of(&sandbox)
+        .await?
+        .generals(loss_pct)
         .await
         .map_err(fail)
 }
@@ -312,6 +329,18 @@ fn Lab(id: String, initial: SandboxState) -> impl IntoView {
                             .then(|| view! {
                                 <div class="slot" data-panel="natural">
                                     <natural::NaturalPanel live=live.clone() />
+                                </div>
+                            })
+                    }
+                    {
+                        let live = live.clone();
+                        move || focus
+                            .chapter
+                            .get()
+                            .is_some_and(|c| c.panels.contains(&Panel::Generals))
+                            .then(|| view! {
+                                <div class="slot" data-panel="generals">
+                                    <generals::GeneralsPanel live=live.clone() />
                                 </div>
                             })
                     }

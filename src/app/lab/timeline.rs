@@ -937,6 +937,17 @@ pub fn describe(e: &TimelineEvent) -> String {
                 tr_id(&format!("natural-effect-{}", word("effect"))),
             ),
         ],
+        EventKind::GeneralsTrip => vec![
+            ("n", num(n("n"))),
+            (
+                "what",
+                if e.outcome == Outcome::Lost {
+                    tr_id("generals-caught-word")
+                } else {
+                    tr_id("generals-crossed")
+                },
+            ),
+        ],
         EventKind::ScenarioLoaded => vec![
             ("n", num(n("n"))),
             (

@@ -16,6 +16,7 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde_json::json;
 
+use crate::domain::generals::Generals;
 use crate::domain::natural::{NaturalOp, NaturalReport};
 use crate::domain::run::{check_replay, Run};
 use crate::domain::scenario;
@@ -39,6 +40,7 @@ pub fn router(lab: &Lab) -> Router<Lab> {
         .route("/api/sandboxes/{id}/reset", post(reset))
         .route("/api/sandboxes/{id}/scenario/{n}", post(scenario))
         .route("/api/sandboxes/{id}/natural", post(natural))
+        .route("/api/sandboxes/{id}/generals", post(generals))
         .route("/api/sandboxes/{id}/events", get(sse::events))
         .route("/api/sandboxes/{id}/transfers", post(transfer))
         .route("/api/sandboxes/{id}/app-events", post(app_event))
@@ -296,7 +298,12 @@ async fn scenario(
         .filter(|n| scenario::SCENARIOS.contains(n))
         .ok_or_else(|| LabError::UnknownScenario(n.clone()))?;
     let variant = scenario::Variant::parse_body(&json_body(body, true)?)?;
-    let preset = scenario::preset(preset, variant).expect("every scenario in range has a preset");
+    let preset = scenario::preset(preset, variant).ok_or_else(|| {
+        FieldError::new(
+            "variant",
+            format!("scenario {preset} has no {} variant", variant.id()),
+        )
+    })?;
     let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
     sandbox.load_scenario(preset).await?;
     Ok(Json(answer))
@@ -326,6 +333,31 @@ async fn natural(
     let sandbox = lab.get(&id).await?;
     let (op, times) = NaturalOp::parse_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.natural(op, times).await?))
+}
+
+/// `POST …/generals`: scenario 8's Two Generals. Messengers go back and forth, each caught with
+/// `loss_pct` percent chance (default 30), until one is caught or eight have crossed.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/generals", tag = "controls",
+    params(openapi::SandboxPath),
+    request_body(content = openapi::GeneralsBody, description = "Optional; nothing reads as a 30 % chance"),
+    responses(
+        (status = 200, description = "When the messengers set out, and each one", body = Generals),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 404, response = openapi::NotFound),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+        (status = 429, response = openapi::TooFast),
+        (status = 503, response = openapi::Unavailable),
+    ))]
+async fn generals(
+    State(lab): State<Lab>,
+    SandboxId(id): SandboxId,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = lab.get(&id).await?;
+    let loss = Generals::parse_body(&json_body(body, true)?)?;
+    Ok(Json(sandbox.generals(loss).await?))
 }
 
 /// `POST …/transfers`: the payment API, through the sandbox's network and load balancer.

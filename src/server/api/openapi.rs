@@ -71,7 +71,7 @@ pub struct Replayed {
 pub struct ScenarioLoaded {
     #[schema(minimum = 1, maximum = 12)]
     scenario: u8,
-    #[schema(value_type = String, pattern = "^(guarded|unguarded)$")]
+    #[schema(value_type = String, pattern = "^(guarded|unguarded|at_most_once)$")]
     variant: String,
     #[schema(minimum = 0)]
     seed: u64,
@@ -105,6 +105,7 @@ exact_schemas!(
     CreateBody,
     ScenarioBody,
     NaturalBody,
+    GeneralsBody,
     SafeguardsBody,
     FaultsBody,
     ClockBody,
@@ -181,6 +182,7 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
         super::reset,
         super::scenario,
         super::natural,
+        super::generals,
         super::sse::events,
         super::transfer,
         super::app_event,
@@ -202,9 +204,12 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
             ScenarioLoaded,
             crate::domain::natural::NaturalReport,
             crate::domain::natural::NaturalOp,
+            crate::domain::generals::Generals,
+            crate::domain::generals::Trip,
             CreateBody,
             ScenarioBody,
             NaturalBody,
+            GeneralsBody,
             SafeguardsBody,
             FaultsBody,
             ClockBody,
@@ -304,6 +309,8 @@ pub fn document() -> &'static Value {
         create["requestBody"]["required"] = false.into();
         doc["paths"]["/api/sandboxes/{id}/scenario/{n}"]["post"]["requestBody"]["required"] =
             false.into();
+        doc["paths"]["/api/sandboxes/{id}/generals"]["post"]["requestBody"]["required"] =
+            false.into();
         doc
     })
 }
@@ -337,10 +344,11 @@ fn stream_message() -> Value {
 }
 
 /// Every schema written out by [`exact_schema`].
-pub const EXACT: [&str; 12] = [
+pub const EXACT: [&str; 13] = [
     "CreateBody",
     "ScenarioBody",
     "NaturalBody",
+    "GeneralsBody",
     "SafeguardsBody",
     "FaultsBody",
     "ClockBody",
@@ -477,8 +485,9 @@ pub fn exact_schema(name: &str) -> Value {
         }
         "ReplayBody" => replay,
         "NaturalBody" => natural.clone(),
+        "GeneralsBody" => object(json!({"loss_pct": int(0, 100)}), &[]),
         "ScenarioBody" => object(
-            json!({"variant": {"type": "string", "enum": ["guarded", "unguarded"]}}),
+            json!({"variant": {"type": "string", "enum": ["guarded", "unguarded", "at_most_once"]}}),
             &[],
         ),
         "AppEventBody" => app_event,
@@ -511,9 +520,10 @@ pub fn exact_schema(name: &str) -> Value {
                     n["required"] = json!(["op", "times"]);
                     n
                 }),
+                one("generals", object(json!({"loss_pct": int(0, 100)}), &["loss_pct"])),
                 one("scenario", object(json!({
                     "n": int(1, 12),
-                    "variant": {"type": "string", "enum": ["guarded", "unguarded"]},
+                    "variant": {"type": "string", "enum": ["guarded", "unguarded", "at_most_once"]},
                 }), &["n", "variant"])),
                 op("pause", json!({})),
                 op("resume", json!({})),

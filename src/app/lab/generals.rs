@@ -1,0 +1,154 @@
+//! Scenario 8's Two Generals beside the lab while chapter 06 is open: an SVG of two hills and
+//! the valley between, the messengers drawn from the sandbox's seeded generator by the server,
+//! each crossing in [`TRIP_MS`] of the sandbox's own clock (paused, they stand still; faster,
+//! they run). When the last messenger has arrived or been caught, the panel says why no number
+//! of messengers makes both generals sure.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+use super::send_generals;
+use super::stream::LabStream;
+use crate::app::i18n::{digits, tr_args};
+use crate::domain::generals::{Generals, DEFAULT_LOSS_PCT, TRIP_MS};
+
+/// The hills' x positions in the picture.
+const A_X: f64 = 50.0;
+const B_X: f64 = 350.0;
+
+#[component]
+pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
+    let run = RwSignal::new(None::<Generals>);
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    // The sandbox's virtual now, ticking between the server's reports as the clock panel's does.
+    let wall = RwSignal::new(0.0);
+    #[cfg(feature = "hydrate")]
+    {
+        use super::stream::now_ms;
+        use std::time::Duration;
+        if let Ok(handle) =
+            set_interval_with_handle(move || wall.set(now_ms()), Duration::from_millis(50))
+        {
+            on_cleanup(move || handle.clear());
+        }
+    }
+    let (clock, clock_at) = (live.clock, live.clock_at);
+    let now = move || {
+        let c = clock.get();
+        let base = clock_at.get();
+        let w = wall.get();
+        if base == 0.0 || w < base {
+            c.now_ms
+        } else {
+            c.extrapolate(w - base)
+        }
+    };
+    // How far the messengers have got: (messenger index, fraction of its crossing), or None
+    // when all are done.
+    let at = move || {
+        run.with(|r| {
+            r.as_ref().map(|g| {
+                let t = (now() - g.start_ms).max(0);
+                let i = (t / TRIP_MS) as usize;
+                if i >= g.trips.len() {
+                    (g.trips.len(), 1.0)
+                } else {
+                    (i, (t % TRIP_MS) as f64 / TRIP_MS as f64)
+                }
+            })
+        })
+    };
+    let done = move || run.with(|r| r.as_ref().map(|g| g.trips.len())) == at().map(|a| a.0);
+    let send = {
+        let live = live.clone();
+        move |_| {
+            let live = live.clone();
+            busy.set(true);
+            leptos::task::spawn_local(async move {
+                match send_generals(live.sandbox(), DEFAULT_LOSS_PCT).await {
+                    Ok(g) => {
+                        error.set(None);
+                        run.set(Some(g));
+                    }
+                    Err(e) => error.set(Some(super::controls::server_error(&e.to_string()))),
+                }
+                busy.set(false);
+            });
+        }
+    };
+    // The messenger on its way: where it is, and whether it has been caught.
+    let messenger = move || {
+        let (i, f) = at()?;
+        run.with(|r| {
+            let g = r.as_ref()?;
+            let trip = g.trips.get(i)?;
+            let (from, to) = if trip.from_a { (A_X, B_X) } else { (B_X, A_X) };
+            let caught = trip.lost && f >= 0.5;
+            let f = if trip.lost { f.min(0.5) } else { f };
+            Some((from + (to - from) * f, caught))
+        })
+    };
+    view! {
+        <section class="panel generals" aria-labelledby="generals-title" data-testid="generals">
+            <h2 id="generals-title">{move || tr!("generals-title")}</h2>
+            <p class="hint">{move || tr!("generals-hint", { "pct" => digits(&DEFAULT_LOSS_PCT.to_string()) })}</p>
+            <button type="button" data-testid="generals-send" disabled=move || busy.get() on:click=send>
+                {move || tr!("generals-send")}
+            </button>
+            <p class="error" role="alert">{move || error.get()}</p>
+            <svg class="generals-picture" viewBox="0 0 400 150" role="img" aria-labelledby="generals-title">
+                <path class="valley" d="M0 120 L50 60 L110 110 L200 130 L290 110 L350 60 L400 120 Z" />
+                <g class="camp enemy"><rect x="180" y="104" width="40" height="16" rx="3" /></g>
+                <g class="camp a"><circle cx=A_X cy="52" r="10" /><text x=A_X y="30" text-anchor="middle">"A"</text></g>
+                <g class="camp b"><circle cx=B_X cy="52" r="10" /><text x=B_X y="30" text-anchor="middle">"B"</text></g>
+                {move || messenger().map(|(x, caught)| view! {
+                    <g class=if caught { "messenger caught" } else { "messenger" } data-testid="generals-messenger">
+                        <circle cx=format!("{x:.1}") cy="95" r="7" />
+                        {caught.then(|| view! { <text x=format!("{x:.1}") y="99" text-anchor="middle">"✕"</text> })}
+                    </g>
+                })}
+            </svg>
+            <ol class="generals-trips" data-testid="generals-trips">
+                {move || {
+                    let shown = at().map_or(0, |(i, _)| i);
+                    run.with(|r| r.as_ref().map(|g| {
+                        g.trips
+                            .iter()
+                            .take(shown)
+                            .map(|t| {
+                                let key = match (t.from_a, t.n) {
+                                    (true, 1) => "generals-trip-attack",
+                                    (true, _) => "generals-trip-a",
+                                    (false, _) => "generals-trip-b",
+                                };
+                                let n = t.n;
+                                let lost = t.lost;
+                                view! {
+                                    <li data-lost=lost.to_string()>
+                                        {if lost { "✕ " } else { "✓ " }}
+                                        {move || tr_args(key, &[("n", digits(&n.to_string()))])}
+                                    </li>
+                                }
+                            })
+                            .collect_view()
+                    }))
+                }}
+            </ol>
+            <Show when=move || done()>
+                <p class="generals-verdict" data-testid="generals-verdict" role="status">
+                    {move || run.with(|r| r.as_ref().and_then(|g| g.trips.last().copied())).map(|last| {
+                        let n = digits(&last.n.to_string());
+                        let from = if last.from_a { "A" } else { "B" };
+                        if last.lost {
+                            tr_args("generals-caught", &[("n", n), ("from", from.to_owned())])
+                        } else {
+                            tr_args("generals-all", &[("n", n), ("from", from.to_owned())])
+                        }
+                    })}
+                    " " {move || tr!("generals-lesson")}
+                </p>
+            </Show>
+        </section>
+    }
+}
