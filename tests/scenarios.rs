@@ -300,7 +300,7 @@ async fn scenario_8_has_an_at_most_once_variant_and_the_generals_run_on_the_seed
             json!({"variant": "at_most_once"}),
         )
         .await;
-    let problem = expect_problem(r, 400, "invalid-field").await;
+    let problem = expect_problem(r, 404, "unknown-scenario").await;
     assert!(
         problem["detail"]
             .as_str()

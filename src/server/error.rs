@@ -10,6 +10,8 @@ pub enum LabError {
     UnknownEvent(i64),
     #[error("there is no scenario {0:?}: the scenarios are 1 to 12")]
     UnknownScenario(String),
+    #[error("scenario {0} has no {1} variant (only scenario 8 has at_most_once)")]
+    UnknownVariant(u8, &'static str),
     #[error(
         "a page of another site may not change a sandbox: the Origin {0:?} is not this server's"
     )]
@@ -48,7 +50,10 @@ impl LabError {
     /// The HTTP status this error answers with.
     pub fn status(&self) -> u16 {
         match self {
-            LabError::NotFound | LabError::UnknownEvent(_) | LabError::UnknownScenario(_) => 404,
+            LabError::NotFound
+            | LabError::UnknownEvent(_)
+            | LabError::UnknownScenario(_)
+            | LabError::UnknownVariant(..) => 404,
             LabError::ForeignOrigin(_) => 403,
             LabError::UnsupportedMediaType(_) => 415,
             LabError::Unauthorized => 401,
@@ -68,7 +73,7 @@ impl LabError {
         match self {
             LabError::NotFound => "unknown-sandbox",
             LabError::UnknownEvent(_) => "unknown-event",
-            LabError::UnknownScenario(_) => "unknown-scenario",
+            LabError::UnknownScenario(_) | LabError::UnknownVariant(..) => "unknown-scenario",
             LabError::ForeignOrigin(_) => "foreign-origin",
             LabError::UnsupportedMediaType(_) => "unsupported-media-type",
             LabError::Unauthorized => "unknown-user",

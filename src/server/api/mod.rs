@@ -274,7 +274,7 @@ async fn reset(State(lab): State<Lab>, SandboxId(id): SandboxId) -> Result<Statu
         (status = 200, description = "The scenario is loaded", body = openapi::ScenarioLoaded),
         (status = 400, response = openapi::BadRequest),
         (status = 403, response = openapi::ForeignOrigin),
-        (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such scenario (`unknown-scenario`); nothing changed", body = openapi::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such scenario or variant of it (`unknown-scenario`; only scenario 8 has `at_most_once`); nothing changed", body = openapi::Problem, content_type = "application/problem+json"),
         (status = 413, response = openapi::TooLarge),
         (status = 415, response = openapi::NotJson),
         (status = 429, response = openapi::TooFast),
@@ -298,12 +298,8 @@ async fn scenario(
         .filter(|n| scenario::SCENARIOS.contains(n))
         .ok_or_else(|| LabError::UnknownScenario(n.clone()))?;
     let variant = scenario::Variant::parse_body(&json_body(body, true)?)?;
-    let preset = scenario::preset(preset, variant).ok_or_else(|| {
-        FieldError::new(
-            "variant",
-            format!("scenario {preset} has no {} variant", variant.id()),
-        )
-    })?;
+    let preset =
+        scenario::preset(preset, variant).ok_or(LabError::UnknownVariant(preset, variant.id()))?;
     let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
     sandbox.load_scenario(preset).await?;
     Ok(Json(answer))
