@@ -14,6 +14,22 @@ use serde_json::{json, Value};
 
 const SEED: u64 = 7_007;
 
+/// Exports the sandbox's run, replays it into a new sandbox and checks the event log's hash is
+/// the same; returns the run.
+async fn replays_to_the_same_log(lab: &TestLab, id: &str) -> Value {
+    let run: Value = lab
+        .get(&format!("/api/sandboxes/{id}/run"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let r = lab.post("/api/runs", run.clone()).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let copy: Value = r.json().await.unwrap();
+    assert_eq!(copy["log_hash"], run["log_hash"], "seed {SEED}");
+    run
+}
+
 /// The settings part of a state: what a refused request must leave alone.
 fn settings(state: &Value) -> Value {
     json!({
@@ -170,22 +186,13 @@ async fn a_run_that_loaded_a_scenario_replays_to_the_same_log() {
     assert_eq!(first.status, 504);
     lab.faults(&id, json!({"response_loss_pct": 0})).await;
     lab.advance_ms(&id, 10_000).await;
-    let run: Value = lab
-        .get(&format!("/api/sandboxes/{id}/run"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let run = replays_to_the_same_log(&lab, &id).await;
     assert_eq!(run["seed"], preset(1, Variant::Unguarded).unwrap().seed);
     assert!(run["inputs"]
         .as_array()
         .unwrap()
         .iter()
         .any(|i| i["input"]["scenario"] == json!({"n": 1, "variant": "unguarded"})));
-    let r = lab.post("/api/runs", run.clone()).await;
-    assert_eq!(r.status(), StatusCode::CREATED);
-    let copy: Value = r.json().await.unwrap();
-    assert_eq!(copy["log_hash"], run["log_hash"], "seed {SEED}");
 }
 
 #[tokio::test]
@@ -266,16 +273,7 @@ async fn scenario_7_a_set_gives_one_result_an_increment_adds_per_copy_an_insert_
     );
 
     // A run with these experiments replays to the same log.
-    let run: Value = lab
-        .get(&format!("/api/sandboxes/{id}/run"))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let r = lab.post("/api/runs", run.clone()).await;
-    assert_eq!(r.status(), StatusCode::CREATED);
-    let copy: Value = r.json().await.unwrap();
-    assert_eq!(copy["log_hash"], run["log_hash"], "seed {SEED}");
+    replays_to_the_same_log(&lab, &id).await;
 }
 
 #[tokio::test]
@@ -347,14 +345,5 @@ async fn scenario_8_has_an_at_most_once_variant_and_the_generals_run_on_the_seed
             .await;
         expect_problem(r, 400, "invalid-field").await;
     }
-    let run: Value = lab
-        .get(&format!("/api/sandboxes/{id}/run"))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let r = lab.post("/api/runs", run.clone()).await;
-    assert_eq!(r.status(), StatusCode::CREATED);
-    let copy: Value = r.json().await.unwrap();
-    assert_eq!(copy["log_hash"], run["log_hash"], "seed {SEED}");
+    replays_to_the_same_log(&lab, &id).await;
 }

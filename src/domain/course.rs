@@ -124,10 +124,7 @@ impl Check {
 }
 
 fn figure_of(state: &SandboxState, figure: &str) -> i64 {
-    serde_json::to_value(&state.damage)
-        .ok()
-        .and_then(|d| d.get(figure).and_then(|v| v.as_i64()))
-        .unwrap_or(0)
+    state.damage.figure(figure).unwrap_or(0)
 }
 
 /// One numbered step: what it waits for, and the control it points at (a `data-testid`), if
@@ -428,26 +425,9 @@ pub fn neighbours(n: u8) -> (Option<u8>, Option<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{Balances, ClockMode, ClockState, Damage, Faults, Layer, Safeguards};
+    use crate::domain::state::state_with_log;
+    use crate::domain::Layer;
     use serde_json::json;
-
-    fn fresh() -> SandboxState {
-        SandboxState {
-            id: "s".into(),
-            seed: 1,
-            clock: ClockState {
-                now_ms: 0,
-                mode: ClockMode::Paused,
-                speed: 1.0,
-                next_due_ms: None,
-            },
-            safeguards: Safeguards::default(),
-            faults: Faults::default(),
-            balances: Balances::default(),
-            tables: Default::default(),
-            damage: Damage::default(),
-        }
-    }
 
     fn ev(kind: EventKind, outcome: Outcome, details: serde_json::Value) -> TimelineEvent {
         TimelineEvent {
@@ -471,6 +451,15 @@ mod tests {
                 c.n
             );
             assert!(crate::domain::scenario::preset(c.scenario, c.variant).is_some());
+            for s in c.steps {
+                if let Check::FigureAtLeast(f, _) | Check::FigureSettled(f, _) = s.check {
+                    assert!(
+                        crate::domain::Damage::default().figure(f).is_some(),
+                        "chapter {}: no figure {f}",
+                        c.n
+                    );
+                }
+            }
         }
         assert_eq!(neighbours(1), (None, Some(2)));
         assert_eq!(neighbours(4), (Some(3), Some(5)));
@@ -481,7 +470,7 @@ mod tests {
 
     #[test]
     fn steps_check_themselves_against_events_and_state() {
-        let mut state = fresh();
+        let mut state = state_with_log(vec![]);
         let loaded = ev(
             EventKind::ScenarioLoaded,
             Outcome::Ok,

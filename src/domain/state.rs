@@ -52,6 +52,28 @@ pub struct Damage {
     pub support_tickets: i64,
 }
 
+impl Damage {
+    /// One figure by its JSON field name, without a round trip through JSON (a chapter reads
+    /// its figures on every state read).
+    pub fn figure(&self, id: &str) -> Option<i64> {
+        Some(match id {
+            "intents" => self.intents,
+            "debits" => self.debits,
+            "double_charges" => self.double_charges,
+            "credits" => self.credits,
+            "double_credits" => self.double_credits,
+            "sms" => self.sms,
+            "duplicate_sms" => self.duplicate_sms,
+            "lost_events" => self.lost_events,
+            "in_flight" => self.in_flight,
+            "money_in_flight" => self.money_in_flight,
+            "money_created" => self.money_created,
+            "support_tickets" => self.support_tickets,
+            _ => return None,
+        })
+    }
+}
+
 /// Everything about one sandbox: `GET /api/sandboxes/{id}/state`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -131,30 +153,56 @@ impl ResetMark {
     }
 }
 
+/// A sandbox at the lesson's start whose event log copy holds `rows`: for unit tests of code
+/// that reads a state.
+#[cfg(test)]
+pub(crate) fn state_with_log(rows: Vec<serde_json::Value>) -> SandboxState {
+    SandboxState {
+        id: "s".into(),
+        seed: 1,
+        clock: ClockState {
+            now_ms: 0,
+            mode: crate::domain::ClockMode::Paused,
+            speed: 1.0,
+            next_due_ms: None,
+        },
+        safeguards: Safeguards::default(),
+        faults: Faults::default(),
+        balances: Balances::default(),
+        tables: BTreeMap::from([("lab.events".to_owned(), rows)]),
+        damage: Damage::default(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::*;
-    use crate::domain::{ClockMode, Safeguard, SafeguardValue};
-
-    fn state_with_log(rows: Vec<serde_json::Value>) -> SandboxState {
-        SandboxState {
-            id: "s".into(),
-            seed: 1,
-            clock: ClockState {
-                now_ms: 0,
-                mode: ClockMode::Paused,
-                speed: 1.0,
-                next_due_ms: None,
-            },
-            safeguards: Safeguards::default(),
-            faults: Faults::default(),
-            balances: Balances::default(),
-            tables: BTreeMap::from([("lab.events".to_owned(), rows)]),
-            damage: Damage::default(),
+    #[test]
+    fn every_figure_is_read_by_its_json_name() {
+        let d = Damage {
+            intents: 1,
+            debits: 2,
+            double_charges: 3,
+            credits: 4,
+            double_credits: 5,
+            sms: 6,
+            duplicate_sms: 7,
+            lost_events: 8,
+            in_flight: 9,
+            money_in_flight: 10,
+            money_created: 11,
+            support_tickets: 12,
+        };
+        let json = serde_json::to_value(&d).unwrap();
+        for (id, value) in json.as_object().unwrap() {
+            assert_eq!(d.figure(id), value.as_i64(), "{id}");
         }
+        assert_eq!(d.figure("nothing"), None);
     }
+
+    use super::*;
+    use crate::domain::{Safeguard, SafeguardValue};
 
     #[test]
     fn a_reset_the_first_state_came_after_is_no_news_when_the_stream_replays_it() {

@@ -15,14 +15,15 @@ pub async fn apply(
     now_ms: i64,
     first: bool,
 ) -> Result<Effect, sqlx::Error> {
-    let name_before = name(conn).await?;
+    // Only a SET needs the value before it, to tell "changed" from "the same again".
+    let already_set = op == NaturalOp::SetName && name(conn).await? == NEW_NAME;
     let mut query = sqlx::query(op.sql());
     if op == NaturalOp::Insert {
         query = query.bind(transfer_id).bind(now_ms);
     }
     let done = query.execute(&mut *conn).await?.rows_affected();
     Ok(match op {
-        NaturalOp::SetName if name_before == NEW_NAME => Effect::Same,
+        NaturalOp::SetName if already_set => Effect::Same,
         NaturalOp::Insert if done == 0 => Effect::Refused,
         NaturalOp::Add if !first => Effect::AddedAgain,
         _ => Effect::Changed,

@@ -16,31 +16,10 @@ const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
 #[component]
 pub fn ClockPanel(live: LabStream) -> impl IntoView {
     let id = live.sandbox();
-    let LabStream {
-        clock, clock_at, ..
-    } = live.clone();
+    let clock = live.clock;
     // Ticks the face between server reports while the clock is live.
-    let wall = RwSignal::new(0.0);
-    #[cfg(feature = "hydrate")]
-    {
-        use super::stream::now_ms;
-        use std::time::Duration;
-        if let Ok(handle) =
-            set_interval_with_handle(move || wall.set(now_ms()), Duration::from_millis(100))
-        {
-            on_cleanup(move || handle.clear());
-        }
-    }
-    let shown = move || {
-        let c = clock.get();
-        let base = clock_at.get();
-        let w = wall.get();
-        if base == 0.0 || w < base {
-            c.now_ms
-        } else {
-            c.extrapolate(w - base)
-        }
-    };
+    let now = live.ticking_now(100);
+    let shown = move || now.get();
     let paused = move || clock.with(|c| c.mode == ClockMode::Paused);
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);

@@ -21,29 +21,9 @@ pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
     let run = RwSignal::new(None::<Generals>);
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
-    // The sandbox's virtual now, ticking between the server's reports as the clock panel's does.
-    let wall = RwSignal::new(0.0);
-    #[cfg(feature = "hydrate")]
-    {
-        use super::stream::now_ms;
-        use std::time::Duration;
-        if let Ok(handle) =
-            set_interval_with_handle(move || wall.set(now_ms()), Duration::from_millis(50))
-        {
-            on_cleanup(move || handle.clear());
-        }
-    }
-    let (clock, clock_at) = (live.clock, live.clock_at);
-    let now = move || {
-        let c = clock.get();
-        let base = clock_at.get();
-        let w = wall.get();
-        if base == 0.0 || w < base {
-            c.now_ms
-        } else {
-            c.extrapolate(w - base)
-        }
-    };
+    // The sandbox's virtual now: the messengers move by it.
+    let now = live.ticking_now(50);
+    let now = move || now.get();
     // How far the messengers have got: (messenger index, fraction of its crossing), or None
     // when all are done.
     let at = move || {

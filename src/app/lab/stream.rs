@@ -198,6 +198,32 @@ impl LabStream {
         }
     }
 
+    /// The sandbox's virtual time, ticking every `tick_ms` of wall time between the server's
+    /// clock reports while the clock is live (its report alone while paused, or on the server).
+    pub fn ticking_now(&self, tick_ms: u64) -> Signal<i64> {
+        let (clock, clock_at) = (self.clock, self.clock_at);
+        let wall = RwSignal::new(0.0);
+        #[cfg(feature = "hydrate")]
+        if let Ok(handle) = set_interval_with_handle(
+            move || wall.set(now_ms()),
+            std::time::Duration::from_millis(tick_ms),
+        ) {
+            on_cleanup(move || handle.clear());
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = tick_ms;
+        Signal::derive(move || {
+            let c = clock.get();
+            let base = clock_at.get();
+            let w = wall.get();
+            if base == 0.0 || w < base {
+                c.now_ms
+            } else {
+                c.extrapolate(w - base)
+            }
+        })
+    }
+
     /// Takes a clock report (from the stream or a control's answer).
     pub fn set_clock(&self, clock: ClockState) {
         self.clock.set(clock);
