@@ -17,8 +17,9 @@ class Chapter {
     await expect(this.step(k)).toHaveAttribute('data-done', 'true', { timeout: 20_000 });
   }
 
-  async load(guarded = false) {
-    await this.page.getByTestId(guarded ? 'chapter-load-guarded' : 'chapter-load').click();
+  /** The chapter's load button, or the button that loads its scenario in another variant. */
+  async load(variant?: 'guarded' | 'unguarded') {
+    await this.page.getByTestId(variant ? `chapter-load-${variant}` : 'chapter-load').click();
   }
 
   async finished() {
@@ -109,7 +110,7 @@ test('chapter 03: the race debits twice without the claim, and gets 409 with it'
   await page.getByTestId('attack-race').click();
   await ch.done(2);
   await expect(lab.figure('double_charges')).toHaveAttribute('data-value', '1');
-  await ch.load(true);
+  await ch.load('guarded');
   await ch.done(3);
   await expect(lab.figure('debits')).toHaveAttribute('data-value', '0');
   await page.getByTestId('attack-race').click();
@@ -121,7 +122,7 @@ test('chapter 03: the race debits twice without the claim, and gets 409 with it'
   lab.expectNoErrors();
 });
 
-test('chapter 04: a retry after the 48 h window runs as new, and the ledger stops it', async ({ page }) => {
+test('chapter 04: a retry after the 48 h window runs as new; the ledger stops it, and without it charges twice', async ({ page }) => {
   const ch = await open(page, 4);
   const { lab } = ch;
   await ch.load();
@@ -136,14 +137,28 @@ test('chapter 04: a retry after the 48 h window runs as new, and the ledger stop
   await ch.done(4);
   await lab.send.click();
   await ch.done(5);
-  await ch.finished();
   await expect(lab.kind('ledger_duplicate')).toHaveAttribute('data-outcome', 'caught');
   await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
   await expect(lab.shimulBalance).toHaveAttribute('data-value', '1500');
+  // Guard off: the same steps again.
+  await ch.load('unguarded');
+  await expect(lab.safeguard('ledger_unique')).not.toBeChecked();
+  await lab.send.click();
+  await lab.phoneSays('unknown');
+  await responseLoss(lab, 0);
+  await lab.jump('day');
+  await lab.jump('day');
+  await lab.jump('hour');
+  await lab.send.click();
+  await ch.done(6);
+  await ch.finished();
+  await expect(lab.figure('double_charges')).toHaveAttribute('data-value', '1');
+  await expect(lab.shimulBalance).toHaveAttribute('data-value', '1000');
+  await expect(lab.kind('ledger_duplicate')).toHaveCount(0);
   lab.expectNoErrors();
 });
 
-test('chapter 07: the broker drops the resend; the audit row outside the log repeats', async ({ page }) => {
+test('chapter 07: the broker drops the resend, the audit row outside the log repeats, and without the producer guard the log keeps the copy', async ({ page }) => {
   const ch = await open(page, 7);
   const { lab } = ch;
   await ch.load();
@@ -154,10 +169,20 @@ test('chapter 07: the broker drops the resend; the audit row outside the log rep
   await lab.send.click();
   await ch.done(3);
   await ch.done(4);
-  await ch.finished();
   await expect(page.locator('[data-table="fraud.audit"] tbody tr')).toHaveCount(3);
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
   await expect(lab.figure('double_credits')).toHaveAttribute('data-value', '0');
+  // Guard off: the resend is appended, and the wallet's inbox is what keeps Tithi's credit single.
+  await ch.load('unguarded');
+  await expect(lab.safeguard('idempotent_producer')).not.toBeChecked();
+  await lab.send.click();
+  await ch.done(5);
+  await ch.finished();
+  await expect(lab.kind('resend_appended')).toHaveAttribute('data-outcome', 'escaped');
+  await expect(lab.kind('resend_dropped')).toHaveCount(0);
+  await lab.phoneSays('receipt');
+  await expect(lab.kind('inbox_duplicate').first()).toHaveAttribute('data-outcome', 'caught');
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   lab.expectNoErrors();
 });
 
@@ -169,7 +194,7 @@ test('chapter 08: without inboxes Tithi is paid twice; with them, once', async (
   await lab.send.click();
   await ch.done(2);
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
-  await ch.load(true);
+  await ch.load('guarded');
   await ch.done(3);
   await lab.send.click();
   await ch.done(4);
@@ -180,7 +205,7 @@ test('chapter 08: without inboxes Tithi is paid twice; with them, once', async (
   lab.expectNoErrors();
 });
 
-test('chapter 09: every guard against every fault, every effect once', async ({ page }) => {
+test('chapter 09: every guard against every fault, every effect once; no guard, and the meter shows harm', async ({ page }) => {
   test.setTimeout(120_000);
   const ch = await open(page, 9);
   const { lab } = ch;
@@ -200,10 +225,19 @@ test('chapter 09: every guard against every fault, every effect once', async ({ 
   await ch.done(4);
   await lab.jump('hour');
   await ch.done(5);
-  await ch.finished();
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   await expect(lab.shimulBalance).toHaveAttribute('data-value', '1500');
   await expect(lab.damage).toHaveAttribute('data-harmed', 'false');
+  // Guard off: the same storm, tapped as in step 2, until the meter shows harm.
+  await ch.load('unguarded');
+  await expect(lab.safeguard('ledger_unique')).not.toBeChecked();
+  for (let i = 0; i < 12 && (await lab.damage.getAttribute('data-harmed')) !== 'true'; i++) {
+    await lab.tap();
+    if (i % 3 === 2) await lab.jump('hour');
+  }
+  await ch.done(6);
+  await ch.finished();
+  await expect(lab.damage).toHaveAttribute('data-harmed', 'true');
   lab.expectNoErrors();
 });
 

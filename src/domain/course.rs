@@ -78,6 +78,8 @@ pub enum Check {
     SeenOp(EventKind, &'static str),
     /// The clock stands at least this long after the lesson's start, ms.
     TimeAtLeast(i64),
+    /// The damage meter shows harm: something done twice, or lost for good.
+    Harmed,
 }
 
 impl Check {
@@ -119,6 +121,7 @@ impl Check {
             Check::SeenOp(kind, op) => events
                 .iter()
                 .any(|e| e.kind == kind && e.details["op"].as_str() == Some(op)),
+            Check::Harmed => state.damage.harmed(),
         }
     }
 }
@@ -259,7 +262,8 @@ pub const CHAPTERS: [Chapter; 9] = [
             Panel::Inspector,
         ],
     },
-    // 04: how long keys are kept; a retry after the window.
+    // 04: how long keys are kept; a retry after the window, with the ledger's UNIQUE and
+    // without it.
     Chapter {
         n: 4,
         scenario: 6,
@@ -275,6 +279,11 @@ pub const CHAPTERS: [Chapter; 9] = [
             step(
                 Seen(K::LedgerDuplicate, Some(O::Caught), 1),
                 Some("send-button"),
+            ),
+            // The same late retry with the ledger's UNIQUE off.
+            step(
+                FigureAtLeast("double_charges", 1),
+                Some("chapter-load-unguarded"),
             ),
         ],
         panels: &[
@@ -333,7 +342,8 @@ pub const CHAPTERS: [Chapter; 9] = [
             Panel::Timeline,
         ],
     },
-    // 07: the broker: a lost ack's resend, and a crash inside the fraud check.
+    // 07: the broker: a lost ack's resend, and a crash inside the fraud check; then the resend
+    // without the idempotent producer.
     Chapter {
         n: 7,
         scenario: 9,
@@ -346,6 +356,11 @@ pub const CHAPTERS: [Chapter; 9] = [
             ),
             step(Seen(K::TransactionAborted, None, 1), Some("send-button")),
             step(Rows("fraud.audit", 3), Some("inspector")),
+            // The same lost ack without the idempotent producer: the log keeps the copy.
+            step(
+                Seen(K::ResendAppended, Some(O::Escaped), 1),
+                Some("chapter-load-unguarded"),
+            ),
         ],
         panels: &[
             Panel::Phone,
@@ -378,7 +393,7 @@ pub const CHAPTERS: [Chapter; 9] = [
             Panel::Timeline,
         ],
     },
-    // 09: every guard at once, against every fault.
+    // 09: every guard at once, against every fault; then no guard at all.
     Chapter {
         n: 9,
         scenario: 12,
@@ -392,6 +407,8 @@ pub const CHAPTERS: [Chapter; 9] = [
                 Some("fault-response_loss_pct"),
             ),
             step(FigureSettled("credits", 1), Some("jump-hour")),
+            // The same storm with every guard off.
+            step(Harmed, Some("chapter-load-unguarded")),
         ],
         panels: &[
             Panel::Phone,

@@ -53,6 +53,41 @@ pub struct Damage {
 }
 
 impl Damage {
+    /// The meter's figures, in the order it shows them (`in_flight` is money on its way, shown
+    /// beside the damage; `money_in_flight` is read with `money_created`).
+    pub const SHOWN: [&'static str; 11] = [
+        "intents",
+        "debits",
+        "double_charges",
+        "credits",
+        "double_credits",
+        "sms",
+        "duplicate_sms",
+        "in_flight",
+        "lost_events",
+        "money_created",
+        "support_tickets",
+    ];
+
+    /// Whether this figure shows harm now: something done twice, or lost for good. Money on
+    /// its way is not harm: `money_created` counts only what no later step will mend.
+    pub fn harm(&self, id: &str) -> bool {
+        match id {
+            "double_charges" => self.double_charges != 0,
+            "double_credits" => self.double_credits != 0,
+            "duplicate_sms" => self.duplicate_sms != 0,
+            "lost_events" => self.lost_events != 0,
+            "money_created" => self.money_created + self.money_in_flight != 0,
+            "support_tickets" => self.support_tickets != 0,
+            _ => false,
+        }
+    }
+
+    /// Whether any figure shows harm.
+    pub fn harmed(&self) -> bool {
+        Self::SHOWN.iter().any(|id| self.harm(id))
+    }
+
     /// One figure by its JSON field name, without a round trip through JSON (a chapter reads
     /// its figures on every state read).
     pub fn figure(&self, id: &str) -> Option<i64> {
@@ -199,6 +234,28 @@ mod tests {
             assert_eq!(d.figure(id), value.as_i64(), "{id}");
         }
         assert_eq!(d.figure("nothing"), None);
+        for id in Damage::SHOWN {
+            assert!(d.figure(id).is_some(), "{id}");
+        }
+    }
+
+    #[test]
+    fn harm_is_a_copy_or_a_loss_and_money_on_its_way_is_not() {
+        let calm = Damage {
+            intents: 1,
+            debits: 1,
+            in_flight: 1,
+            money_in_flight: 500,
+            money_created: -500,
+            ..Damage::default()
+        };
+        assert!(!calm.harmed());
+        let twice = Damage {
+            double_charges: 1,
+            ..calm.clone()
+        };
+        assert!(twice.harm("double_charges") && twice.harmed());
+        assert!(!twice.harm("debits"));
     }
 
     use super::*;

@@ -10,58 +10,10 @@ use super::stream::LabStream;
 use crate::app::i18n::{num, taka, tr_id};
 use crate::domain::Damage;
 
-/// One figure: its id (the JSON field), how to read it, and whether it shows harm now.
-type Figure = (&'static str, fn(&Damage) -> i64, fn(&Damage) -> bool);
-
-fn never(_: &Damage) -> bool {
-    false
-}
-
-const FIGURES: [Figure; 11] = [
-    ("intents", |d| d.intents, never),
-    ("debits", |d| d.debits, never),
-    (
-        "double_charges",
-        |d| d.double_charges,
-        |d| d.double_charges != 0,
-    ),
-    ("credits", |d| d.credits, never),
-    (
-        "double_credits",
-        |d| d.double_credits,
-        |d| d.double_credits != 0,
-    ),
-    ("sms", |d| d.sms, never),
-    (
-        "duplicate_sms",
-        |d| d.duplicate_sms,
-        |d| d.duplicate_sms != 0,
-    ),
-    // Money on its way is not damage: a debit still waiting in the outbox or the log.
-    ("in_flight", |d| d.in_flight, never),
-    ("lost_events", |d| d.lost_events, |d| d.lost_events != 0),
-    // Credits minus debits, less what is still on its way: only what no step will mend.
-    (
-        "money_created",
-        |d| d.money_created,
-        |d| d.money_created + d.money_in_flight != 0,
-    ),
-    (
-        "support_tickets",
-        |d| d.support_tickets,
-        |d| d.support_tickets != 0,
-    ),
-];
-
-/// Whether any figure shows harm: something done twice, or lost for good.
-pub fn harmed(d: &Damage) -> bool {
-    FIGURES.iter().any(|(_, _, harm)| harm(d))
-}
-
 #[component]
 pub fn DamageMeter(live: LabStream) -> impl IntoView {
     let state = live.shown;
-    let harmed = move || state.with(|s| harmed(&s.damage));
+    let harmed = move || state.with(|s| s.damage.harmed());
     let in_flight = move || state.with(|s| s.damage.in_flight > 0);
     let money_in_flight = move || state.with(|s| s.damage.money_in_flight);
     view! {
@@ -79,11 +31,11 @@ pub fn DamageMeter(live: LabStream) -> impl IntoView {
                 }}
             </p>
             <dl class="figures">
-                {FIGURES
+                {Damage::SHOWN
                     .into_iter()
-                    .map(|(id, read, harm)| {
-                        let value = move || state.with(|s| read(&s.damage));
-                        let bad = move || state.with(|s| harm(&s.damage));
+                    .map(|id| {
+                        let value = move || state.with(|s| s.damage.figure(id).unwrap_or(0));
+                        let bad = move || state.with(|s| s.damage.harm(id));
                         view! {
                             <div class="figure" class:bad=bad data-figure=id data-value=value data-zero=move || (value() == 0).to_string()>
                                 <dt>{move || tr_id(&format!("damage-{id}"))}</dt>

@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
-use super::damage::harmed;
 use super::stream::LabStream;
 use crate::app::i18n::taka;
 
@@ -14,7 +13,7 @@ pub fn SummaryBar(live: LabStream) -> impl IntoView {
     let state = live.state;
     let shimul = move || state.with(|s| s.balances.payments.get("shimul").copied().unwrap_or(0));
     let tithi = move || state.with(|s| s.balances.wallet.get("tithi").copied().unwrap_or(0));
-    let harm = move || state.with(|s| harmed(&s.damage));
+    let harm = move || state.with(|s| s.damage.harmed());
     let in_flight = move || state.with(|s| s.damage.in_flight > 0);
     view! {
         <aside class="summary-bar" data-testid="summary-bar" data-harmed=move || harm().to_string() aria-label=move || tr!("summary-label")>
