@@ -4,7 +4,7 @@
 //! `domain` is shared by the server and the browser; `app` is the Leptos UI (SSR + hydration);
 //! `server` (feature `ssr`) is the simulation and its HTTP adapters.
 // The lab screen is one deep view type; the compiler needs room to lay it out.
-#![recursion_limit = "256"]
+#![recursion_limit = "512"]
 
 pub mod app;
 pub mod domain;

@@ -553,7 +553,7 @@ async fn the_openapi_document_lists_every_route() {
             documented.insert((path.clone(), method.clone()));
         }
     }
-    assert_eq!(routes.len(), 18, "{routes:?}");
+    assert_eq!(routes.len(), 19, "{routes:?}");
     assert_eq!(
         documented, routes,
         "the document's operations and the router's routes differ"
@@ -908,4 +908,47 @@ async fn the_app_reports_its_taps_on_the_button_and_app_lanes() {
         .await
         .unwrap();
     assert_eq!(replayed["log_hash"], run["log_hash"]);
+}
+
+#[tokio::test]
+async fn the_drop_vs_delete_measurement_runs_on_a_scratch_file_and_refuses_bad_sizes() {
+    let lab = TestLab::start().await;
+    let r = lab
+        .post(
+            "/api/measure/drop-vs-delete",
+            json!({"days": 3, "rows_per_day": 300}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let report: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(report["rows_per_day"], 300);
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    for (i, p) in points.iter().enumerate() {
+        assert_eq!(p["days"], i as u64 + 1);
+        assert!(p["delete_us"].as_u64().unwrap() > 0, "{p}");
+        assert!(p["drop_us"].as_u64().is_some(), "{p}");
+    }
+    // Nothing is left behind in the data folder.
+    let left: Vec<_> = std::fs::read_dir(lab.data_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("measure-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    for bad in [
+        json!({"days": 0}),
+        json!({"days": 11}),
+        json!({"rows_per_day": 50}),
+        json!({"rows_per_day": 1_000_000}),
+        json!({"days": "3"}),
+        json!({"hours": 3}),
+    ] {
+        common::expect_problem(
+            lab.post("/api/measure/drop-vs-delete", bad.clone()).await,
+            400,
+            "invalid-field",
+        )
+        .await;
+    }
 }

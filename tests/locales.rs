@@ -8,23 +8,39 @@ use std::path::Path;
 
 use pocketpay_lab::domain::course::CHAPTERS;
 use pocketpay_lab::domain::explain::STATUS_WORDS;
+use pocketpay_lab::domain::glossary::TERMS;
 use pocketpay_lab::domain::natural::{Effect, NaturalOp, METHODS};
+use pocketpay_lab::domain::quiz::QUESTIONS;
+use pocketpay_lab::domain::realworld::NOTES;
 use pocketpay_lab::domain::{CrashPoint, Damage, Layer, Outcome, Safeguard};
 
+/// Every message id of one language, over all its files (`main.ftl`, `course.ftl`,
+/// `quiz.ftl` …); an id defined twice fails here, since Fluent would keep only one.
 fn messages(lang: &str) -> BTreeSet<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("locales/{lang}/main.ftl"));
-    std::fs::read_to_string(&path)
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("locales/{lang}"));
+    let mut ids = BTreeSet::new();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
-        .lines()
-        .filter_map(|line| {
-            let (id, _) = line.split_once(" =")?;
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ftl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "{lang}: {files:?}");
+    for path in files {
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            let Some((id, _)) = line.split_once(" =") else {
+                continue;
+            };
             let ok = id
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
                 && id.starts_with(|c: char| c.is_ascii_lowercase());
-            ok.then(|| id.to_owned())
-        })
-        .collect()
+            if ok {
+                assert!(ids.insert(id.to_owned()), "{lang}: {id} is defined twice");
+            }
+        }
+    }
+    ids
 }
 
 /// Every message id the code names as a literal.
@@ -39,7 +55,14 @@ fn literal_ids() -> BTreeSet<String> {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();
-            for opener in ["tr!(\"", "tr_id(\"", "tr_args(\"", "tr_count(\""] {
+            // A calculator's field names its label's id (`label="calc-transfers"`).
+            for opener in [
+                "tr!(\"",
+                "tr_id(\"",
+                "tr_args(\"",
+                "tr_count(\"",
+                "label=\"",
+            ] {
                 for piece in text.split(opener).skip(1) {
                     if let Some(id) = piece.split('"').next() {
                         ids.insert(id.to_owned());
@@ -117,6 +140,35 @@ fn built_ids() -> BTreeSet<String> {
         ids.insert(format!("status-{code}"));
     }
     ids.insert("status-other".to_owned());
+    for q in QUESTIONS {
+        for part in ["ask", "right", "wrong"] {
+            ids.insert(format!("quiz-{}-{part}", q.id));
+        }
+        for o in 1..=q.options() {
+            ids.insert(format!("quiz-{}-o{o}", q.id));
+        }
+    }
+    // What the quiz says when an answer cannot be read.
+    ids.insert("quiz-pick-first".to_owned());
+    ids.insert("quiz-number-bad".to_owned());
+    for t in TERMS {
+        for part in ["term", "means", "where"] {
+            ids.insert(format!("gloss-{}-{part}", t.id));
+        }
+    }
+    for n in NOTES {
+        ids.insert(format!("real-{}", n.id));
+    }
+    // The summary's path (`app/course/summary.rs`) and the seven points to remember.
+    for stop in [
+        "tap", "key", "api", "ledger", "outbox", "broker", "inbox", "sms",
+    ] {
+        ids.insert(format!("summary-stop-{stop}"));
+        ids.insert(format!("summary-stop-{stop}-stops"));
+    }
+    for k in 1..=7 {
+        ids.insert(format!("remember-{k}"));
+    }
     // What each kind of event means (`explain-…`): the literals of `explain::meaning`.
     let explain = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("src/domain/explain.rs"),

@@ -347,3 +347,45 @@ async fn scenario_8_has_an_at_most_once_variant_and_the_generals_run_on_the_seed
     }
     replays_to_the_same_log(&lab, &id).await;
 }
+
+#[tokio::test]
+async fn the_entrance_opens_the_lab_with_a_preset_loaded_and_refuses_an_unknown_one() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(SEED).await;
+    let cookie = format!("pocketpay_sandbox={id}");
+    let open = |path: &str| {
+        lab.client
+            .get(lab.url(path))
+            .header("cookie", cookie.clone())
+            .send()
+    };
+    // A quiz answer's link: this browser's sandbox, the preset loaded, the chapter open.
+    let r = open("/lab?scenario=3&variant=unguarded&chapter=3")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()["location"], format!("/lab/{id}?chapter=3"));
+    let state = lab.state(&id).await;
+    let p = preset(3, Variant::Unguarded).unwrap();
+    assert_eq!(state["seed"], p.seed);
+    assert_eq!(state["safeguards"]["atomic_claim"], false);
+    let loaded = lab.events_of(&id, "scenario_loaded").await;
+    assert_eq!(loaded.len(), 1);
+    assert_eq!(loaded[0]["details"]["variant"], "unguarded");
+
+    // Unknown scenario, unknown variant, a variant the scenario lacks: refused, nothing changed.
+    let before = settings(&lab.state(&id).await);
+    for (path, status, kind) in [
+        ("/lab?scenario=13", 404, "unknown-scenario"),
+        ("/lab?scenario=x", 404, "unknown-scenario"),
+        ("/lab?scenario=2&variant=off", 400, "invalid-field"),
+        (
+            "/lab?scenario=2&variant=at_most_once",
+            404,
+            "unknown-scenario",
+        ),
+    ] {
+        expect_problem(open(path).await.unwrap(), status, kind).await;
+    }
+    assert_eq!(settings(&lab.state(&id).await), before);
+}

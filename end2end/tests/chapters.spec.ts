@@ -19,7 +19,7 @@ class Chapter {
 
   /** The chapter's load button, or the button that loads its scenario in another variant. */
   async load(variant?: 'guarded' | 'unguarded') {
-    await this.page.getByTestId(variant ? `chapter-load-${variant}` : 'chapter-load').click();
+    await this.page.getByTestId(variant ? `preset-load-${variant}` : 'preset-load').click();
   }
 
   async finished() {
@@ -47,7 +47,7 @@ test('the front page starts chapter 01, which folds away the panels it does not 
   await expect(page.locator('.slot[data-panel="instructor"]')).toBeHidden();
   await expect(page.locator('.slot[data-panel="phone"]')).toBeVisible();
   // The current step points at the control it needs.
-  await expect(page.getByTestId('chapter-load')).toHaveClass(/pointed/);
+  await expect(page.getByTestId('preset-load')).toHaveClass(/pointed/);
   await page.getByTestId('show-all-panels').click();
   await expect(page.locator('.slot[data-panel="instructor"]')).toBeVisible();
   // Next keeps the sandbox.
@@ -309,12 +309,12 @@ test('chapter 06: the generals never both know; at-most-once loses, at-least-onc
   await ch.done(3);
   await expect(lab.figure('lost_events')).toHaveAttribute('data-value', '1');
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '0');
-  await page.getByTestId('chapter-load-unguarded').click();
+  await page.getByTestId('preset-load-unguarded').click();
   await expect(lab.figure('lost_events')).toHaveAttribute('data-value', '0');
   await lab.send.click();
   await ch.done(4);
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
-  await page.getByTestId('chapter-load-guarded').click();
+  await page.getByTestId('preset-load-guarded').click();
   await expect(lab.figure('double_credits')).toHaveAttribute('data-value', '0');
   await lab.send.click();
   await ch.done(5);

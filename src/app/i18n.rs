@@ -1,4 +1,4 @@
-//! Bangla first, English as a switch: every sentence of the UI lives in `locales/{bn,en}/main.ftl`
+//! Bangla first, English as a switch: every sentence of the UI lives in `locales/{bn,en}/*.ftl`
 //! (Fluent), looked up through `leptos-fluent`; numbers and money are written here, in each
 //! language's own digits and grouping.
 //!

@@ -1,10 +1,12 @@
 //! The UI: the page shell, the router, and one folder of components per screen.
 
+pub mod course;
 mod format;
 mod home;
 pub mod i18n;
 pub mod lab;
 mod run;
+pub mod storage;
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
@@ -82,6 +84,10 @@ pub fn App() -> impl IntoView {
                         // A full page load: /lab is answered by the server, which finds or makes
                         // this browser's sandbox.
                         <a href="/lab" rel="external">{move || tr!("nav-lab")}</a>
+                        <A href="/summary">{move || tr!("nav-summary")}</A>
+                        <A href="/quiz">{move || tr!("nav-quiz")}</A>
+                        <A href="/glossary">{move || tr!("nav-glossary")}</A>
+                        <A href="/calculators">{move || tr!("nav-calculators")}</A>
                         <LangSwitch />
                     </nav>
                 </header>
@@ -90,6 +96,10 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/") view=home::Home />
                         <Route path=path!("/lab/:id") view=lab::LabPage />
                         <Route path=path!("/run") view=run::RunPage />
+                        <Route path=path!("/quiz") view=course::quiz::QuizPage />
+                        <Route path=path!("/glossary") view=course::glossary::GlossaryPage />
+                        <Route path=path!("/summary") view=course::summary::SummaryPage />
+                        <Route path=path!("/calculators") view=course::calc::CalculatorsPage />
                     </Routes>
                 </main>
             </Router>

@@ -196,7 +196,7 @@ pub const CHAPTERS: [Chapter; 9] = [
         scenario: 1,
         variant: Variant::Unguarded,
         steps: &[
-            step(Loaded(1, Variant::Unguarded), Some("chapter-load")),
+            step(Loaded(1, Variant::Unguarded), Some("preset-load")),
             step(Seen(K::CallerTimedOut, None, 1), Some("send-button")),
             step(FigureAtLeast("debits", 1), Some("damage-meter")),
             step(
@@ -219,7 +219,7 @@ pub const CHAPTERS: [Chapter; 9] = [
         scenario: 1,
         variant: Variant::Guarded,
         steps: &[
-            step(Loaded(1, Variant::Guarded), Some("chapter-load")),
+            step(Loaded(1, Variant::Guarded), Some("preset-load")),
             step(Seen(K::CallerTimedOut, None, 1), Some("send-button")),
             step(
                 Loss("response_loss_pct", 0),
@@ -246,9 +246,9 @@ pub const CHAPTERS: [Chapter; 9] = [
         scenario: 3,
         variant: Variant::Unguarded,
         steps: &[
-            step(Loaded(3, Variant::Unguarded), Some("chapter-load")),
+            step(Loaded(3, Variant::Unguarded), Some("preset-load")),
             step(FigureAtLeast("double_charges", 1), Some("attack-race")),
-            step(Loaded(3, Variant::Guarded), Some("chapter-load-guarded")),
+            step(Loaded(3, Variant::Guarded), Some("preset-load-guarded")),
             step(
                 Seen(K::KeyInProgress, Some(O::Caught), 1),
                 Some("attack-race"),
@@ -269,7 +269,7 @@ pub const CHAPTERS: [Chapter; 9] = [
         scenario: 6,
         variant: Variant::Guarded,
         steps: &[
-            step(Loaded(6, Variant::Guarded), Some("chapter-load")),
+            step(Loaded(6, Variant::Guarded), Some("preset-load")),
             step(Seen(K::CallerTimedOut, None, 1), Some("send-button")),
             step(
                 Loss("response_loss_pct", 0),
@@ -283,7 +283,7 @@ pub const CHAPTERS: [Chapter; 9] = [
             // The same late retry with the ledger's UNIQUE off.
             step(
                 FigureAtLeast("double_charges", 1),
-                Some("chapter-load-unguarded"),
+                Some("preset-load-unguarded"),
             ),
         ],
         panels: &[
@@ -301,7 +301,7 @@ pub const CHAPTERS: [Chapter; 9] = [
         scenario: 7,
         variant: Variant::Guarded,
         steps: &[
-            step(Loaded(7, Variant::Guarded), Some("chapter-load")),
+            step(Loaded(7, Variant::Guarded), Some("preset-load")),
             step(
                 SeenOp(K::NaturalApplied, "set_name"),
                 Some("natural-set_name"),
@@ -322,16 +322,16 @@ pub const CHAPTERS: [Chapter; 9] = [
         scenario: 8,
         variant: Variant::AtMostOnce,
         steps: &[
-            step(Loaded(8, Variant::AtMostOnce), Some("chapter-load")),
+            step(Loaded(8, Variant::AtMostOnce), Some("preset-load")),
             step(Seen(K::GeneralsTrip, None, 1), Some("generals-send")),
             step(FigureAtLeast("lost_events", 1), Some("send-button")),
             step(
                 FigureAtLeast("double_credits", 1),
-                Some("chapter-load-unguarded"),
+                Some("preset-load-unguarded"),
             ),
             step(
                 Seen(K::InboxDuplicate, Some(O::Caught), 2),
-                Some("chapter-load-guarded"),
+                Some("preset-load-guarded"),
             ),
         ],
         panels: &[
@@ -349,7 +349,7 @@ pub const CHAPTERS: [Chapter; 9] = [
         scenario: 9,
         variant: Variant::Guarded,
         steps: &[
-            step(Loaded(9, Variant::Guarded), Some("chapter-load")),
+            step(Loaded(9, Variant::Guarded), Some("preset-load")),
             step(
                 Seen(K::ResendDropped, Some(O::Caught), 1),
                 Some("send-button"),
@@ -359,7 +359,7 @@ pub const CHAPTERS: [Chapter; 9] = [
             // The same lost ack without the idempotent producer: the log keeps the copy.
             step(
                 Seen(K::ResendAppended, Some(O::Escaped), 1),
-                Some("chapter-load-unguarded"),
+                Some("preset-load-unguarded"),
             ),
         ],
         panels: &[
@@ -377,9 +377,9 @@ pub const CHAPTERS: [Chapter; 9] = [
         scenario: 10,
         variant: Variant::Unguarded,
         steps: &[
-            step(Loaded(10, Variant::Unguarded), Some("chapter-load")),
+            step(Loaded(10, Variant::Unguarded), Some("preset-load")),
             step(FigureAtLeast("double_credits", 1), Some("send-button")),
-            step(Loaded(10, Variant::Guarded), Some("chapter-load-guarded")),
+            step(Loaded(10, Variant::Guarded), Some("preset-load-guarded")),
             step(
                 Seen(K::InboxDuplicate, Some(O::Caught), 2),
                 Some("send-button"),
@@ -399,7 +399,7 @@ pub const CHAPTERS: [Chapter; 9] = [
         scenario: 12,
         variant: Variant::Guarded,
         steps: &[
-            step(Loaded(12, Variant::Guarded), Some("chapter-load")),
+            step(Loaded(12, Variant::Guarded), Some("preset-load")),
             step(Answered(201), Some("send-button")),
             step(Loss("request_loss_pct", 0), Some("fault-request_loss_pct")),
             step(
@@ -408,7 +408,7 @@ pub const CHAPTERS: [Chapter; 9] = [
             ),
             step(FigureSettled("credits", 1), Some("jump-hour")),
             // The same storm with every guard off.
-            step(Harmed, Some("chapter-load-unguarded")),
+            step(Harmed, Some("preset-load-unguarded")),
         ],
         panels: &[
             Panel::Phone,

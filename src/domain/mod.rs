@@ -4,16 +4,20 @@
 //! wasm32 alike. Every id matches docs/reference.md: a layer, a safeguard, a fault or an outcome has one
 //! name everywhere.
 
+pub mod calc;
 pub mod clock;
 pub mod course;
 pub mod event;
 pub mod explain;
 pub mod fault;
 pub mod generals;
+pub mod glossary;
 pub mod layer;
 pub mod natural;
 pub mod phone;
 pub mod pipeline;
+pub mod quiz;
+pub mod realworld;
 pub mod run;
 pub mod safeguard;
 pub mod scenario;

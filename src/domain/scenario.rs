@@ -33,6 +33,13 @@ impl Variant {
     }
 
     /// Reads the body of `POST …/scenario/{n}`: nothing, `{}`, or `{"variant": "…"}`.
+    /// The variant with this id, if there is one.
+    pub fn from_id(id: &str) -> Option<Variant> {
+        [Variant::Guarded, Variant::Unguarded, Variant::AtMostOnce]
+            .into_iter()
+            .find(|v| v.id() == id)
+    }
+
     pub fn parse_body(body: &Value) -> Result<Variant, FieldError> {
         match body {
             Value::Null => Ok(Variant::Guarded),
@@ -45,9 +52,9 @@ impl Variant {
                 }
                 match map.get("variant") {
                     None => Ok(Variant::Guarded),
-                    Some(Value::String(s)) if s == "guarded" => Ok(Variant::Guarded),
-                    Some(Value::String(s)) if s == "unguarded" => Ok(Variant::Unguarded),
-                    Some(Value::String(s)) if s == "at_most_once" => Ok(Variant::AtMostOnce),
+                    Some(Value::String(s)) if Variant::from_id(s).is_some() => {
+                        Ok(Variant::from_id(s).expect("checked"))
+                    }
                     Some(_) => Err(FieldError::new(
                         "variant",
                         "expected \"guarded\", \"unguarded\" or (scenario 8) \"at_most_once\"",

@@ -10,6 +10,7 @@ pub mod error;
 pub mod invariants;
 pub mod jobs;
 pub mod lab;
+pub mod measure;
 pub mod natural;
 pub mod network;
 pub mod payments;

@@ -12,6 +12,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use super::error::LabError;
 use super::lab::Lab;
 use crate::app::{shell, App};
+use crate::domain::scenario::{self, Preset, Variant};
 use crate::domain::{ClockMode, FieldError};
 
 /// What every handler and server function can reach.
@@ -62,10 +63,43 @@ struct Entrance {
     seed: Option<String>,
     /// A chapter to open (`/lab?chapter=1`, the front page's way into the course).
     chapter: Option<String>,
+    /// A scenario preset to load into the sandbox (`/lab?scenario=3&variant=unguarded`: a
+    /// quiz answer's or a glossary term's live demo).
+    scenario: Option<String>,
+    variant: Option<String>,
+}
+
+impl Entrance {
+    /// The preset the query asks for, if any: an unknown scenario or variant is refused
+    /// before any sandbox is touched.
+    fn preset(&self) -> Result<Option<Preset>, LabError> {
+        let Some(n) = self.scenario.as_deref() else {
+            return Ok(None);
+        };
+        let n = n
+            .trim()
+            .parse::<u8>()
+            .ok()
+            .filter(|n| scenario::SCENARIOS.contains(n))
+            .ok_or_else(|| LabError::UnknownScenario(n.to_owned()))?;
+        let variant = match self.variant.as_deref() {
+            None => Variant::Guarded,
+            Some(v) => Variant::from_id(v.trim()).ok_or_else(|| {
+                FieldError::new(
+                    "variant",
+                    "expected \"guarded\", \"unguarded\" or (scenario 8) \"at_most_once\"",
+                )
+            })?,
+        };
+        scenario::preset(n, variant)
+            .map(Some)
+            .ok_or(LabError::UnknownVariant(n, variant.id()))
+    }
 }
 
 /// `GET /lab`: back to this browser's sandbox if it still exists, else a new one;
-/// `GET /lab?seed=N`: a new sandbox with seed N, which becomes this browser's.
+/// `GET /lab?seed=N`: a new sandbox with seed N, which becomes this browser's;
+/// `GET /lab?scenario=N&variant=v`: this browser's sandbox (or a new one) with preset N loaded.
 async fn lab_entrance(
     State(state): State<AppState>,
     Query(entrance): Query<Entrance>,
@@ -83,6 +117,7 @@ async fn lab_entrance(
             )
         })?),
     };
+    let preset = entrance.preset()?;
     let query = entrance
         .chapter
         .and_then(|c| c.parse::<u8>().ok())
@@ -91,11 +126,17 @@ async fn lab_entrance(
     if seed.is_none() {
         if let Some(id) = cookie(&headers, SANDBOX_COOKIE) {
             if let Ok(sandbox) = state.lab.get(&id).await {
+                if let Some(preset) = preset {
+                    sandbox.load_scenario(preset).await?;
+                }
                 return Ok(Redirect::to(&format!("/lab/{}{query}", sandbox.id)).into_response());
             }
         }
     }
     let sandbox = state.lab.create(seed, ClockMode::Live).await?;
+    if let Some(preset) = preset {
+        sandbox.load_scenario(preset).await?;
+    }
     let max_age = state.lab.config().sandbox_ttl.as_secs();
     let mut response = Redirect::to(&format!("/lab/{}{query}", sandbox.id)).into_response();
     response.headers_mut().insert(

@@ -10,12 +10,15 @@ use leptos_fluent::tr;
 
 use super::load_scenario;
 use super::stream::LabStream;
+use crate::app::course::notes::RealWorld;
+use crate::app::course::quiz::ChapterQuiz;
 use crate::app::i18n::{digits, tr_id};
+use crate::app::storage;
 use crate::domain::course::{self, Chapter, Panel};
+use crate::domain::realworld::Place;
 use crate::domain::scenario::Variant;
 
 /// Where finished chapters are remembered in the browser.
-#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 const PROGRESS_KEY: &str = "pocketpay-lab:chapters-done";
 
 /// The chapter that is open and whether every panel is shown anyway, shared with the lab's
@@ -42,64 +45,36 @@ impl Focus {
 const LATCH_KEY: &str = "pocketpay-lab:chapter-steps";
 
 fn load_latch(key: &str, steps: usize) -> Vec<bool> {
-    #[cfg(feature = "hydrate")]
-    {
-        let saved = window()
-            .local_storage()
-            .ok()
-            .flatten()
-            .and_then(|s| s.get_item(key).ok().flatten())
-            .unwrap_or_default();
-        let mut done: Vec<bool> = saved.chars().map(|c| c == '1').collect();
-        done.resize(steps, false);
-        done
-    }
-    #[cfg(not(feature = "hydrate"))]
-    {
-        let _ = key;
-        vec![false; steps]
-    }
+    let mut done: Vec<bool> = storage::get(key)
+        .unwrap_or_default()
+        .chars()
+        .map(|c| c == '1')
+        .collect();
+    done.resize(steps, false);
+    done
 }
 
 fn save_latch(key: &str, done: &[bool]) {
-    #[cfg(feature = "hydrate")]
-    if let Some(s) = window().local_storage().ok().flatten() {
-        let text: String = done.iter().map(|d| if *d { '1' } else { '0' }).collect();
-        let _ = s.set_item(key, &text);
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (key, done);
+    let text: String = done.iter().map(|d| if *d { '1' } else { '0' }).collect();
+    storage::set(key, &text);
 }
 
 /// Chapters finished in this browser.
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 fn done_chapters() -> Vec<u8> {
-    #[cfg(feature = "hydrate")]
-    {
-        window()
-            .local_storage()
-            .ok()
-            .flatten()
-            .and_then(|s| s.get_item(PROGRESS_KEY).ok().flatten())
-            .map(|v| v.split(',').filter_map(|n| n.parse().ok()).collect())
-            .unwrap_or_default()
-    }
-    #[cfg(not(feature = "hydrate"))]
-    {
-        Vec::new()
-    }
+    storage::get(PROGRESS_KEY)
+        .map(|v| v.split(',').filter_map(|n| n.parse().ok()).collect())
+        .unwrap_or_default()
 }
 
-#[cfg(feature = "hydrate")]
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 fn remember_done(n: u8) {
     let mut done = done_chapters();
     if !done.contains(&n) {
         done.push(n);
         done.sort_unstable();
-        if let Some(s) = window().local_storage().ok().flatten() {
-            let list: Vec<String> = done.iter().map(u8::to_string).collect();
-            let _ = s.set_item(PROGRESS_KEY, &list.join(","));
-        }
+        let list: Vec<String> = done.iter().map(u8::to_string).collect();
+        storage::set(PROGRESS_KEY, &list.join(","));
     }
 }
 
@@ -190,7 +165,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
         for v in [Variant::Guarded, Variant::Unguarded, Variant::AtMostOnce] {
             let loads = matches!(step.check, course::Check::Loaded(_, w) if w == v);
             let points =
-                step.points_at.and_then(|p| p.strip_prefix("chapter-load-")) == Some(v.id());
+                step.points_at.and_then(|p| p.strip_prefix("preset-load-")) == Some(v.id());
             if (loads || points) && v != chapter.variant && !more_loads.contains(&v) {
                 more_loads.push(v);
             }
@@ -250,7 +225,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                     <button
                         type="button"
                         class="primary"
-                        data-testid="chapter-load"
+                        data-testid="preset-load"
                         disabled=move || busy.get()
                         on:click={
                             let load = load.clone();
@@ -265,7 +240,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                             let load = load.clone();
                             let id = variant.id();
                             view! {
-                                <button type="button" data-testid=format!("chapter-load-{id}") disabled=move || busy.get() on:click=move |_| load(variant)>
+                                <button type="button" data-testid=format!("preset-load-{id}") disabled=move || busy.get() on:click=move |_| load(variant)>
                                     {move || tr_id(&format!("chapter-load-{id}"))}
                                 </button>
                             }
@@ -320,7 +295,9 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                         <h3>{move || text("why-title")}</h3>
                         <p>{move || text("why")}</p>
                         <p class="chapter-cost">{move || text("cost")}</p>
+                        <RealWorld place=Place::Chapter(n) />
                     </section>
+                    <ChapterQuiz chapter=n />
                 </Show>
                 <nav class="chapter-nav" aria-label=move || tr!("chapter-nav-label")>
                     {back.map(|b| view! {

@@ -49,6 +49,7 @@ pub fn router(lab: &Lab) -> Router<Lab> {
         .route("/api/sandboxes/{id}/check", get(check))
         .route("/api/sandboxes/{id}/state-at/{event}", get(state_at))
         .route("/api/runs", post(import_run))
+        .route("/api/measure/drop-vs-delete", post(measure_drop_vs_delete))
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/{*rest}", axum::routing::any(no_such_route))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -303,6 +304,27 @@ async fn scenario(
     let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
     sandbox.load_scenario(preset).await?;
     Ok(Json(answer))
+}
+
+/// `POST /api/measure/drop-vs-delete` `{"days"?, "rows_per_day"?}`: the partition-drop
+/// calculator's live measurement on a scratch SQLite file (`server::measure`). Belongs to no
+/// sandbox; one runs at a time.
+#[utoipa::path(post, path = "/api/measure/drop-vs-delete", tag = "calculators",
+    request_body(content = openapi::MeasureBody, description = "May be left out: `{}` (7 days of 5,000 rows)"),
+    responses(
+        (status = 200, description = "After each day added, the time to drop one day's table and to delete one day's rows", body = crate::domain::calc::DropReport),
+        (status = 400, response = openapi::BadRequest),
+        (status = 403, response = openapi::ForeignOrigin),
+        (status = 413, response = openapi::TooLarge),
+        (status = 415, response = openapi::NotJson),
+    ))]
+async fn measure_drop_vs_delete(
+    State(lab): State<Lab>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let m = crate::domain::calc::DropVsDelete::parse(&json_body(body, true)?)?;
+    let report = crate::server::measure::drop_vs_delete(&lab.config().data_dir, m).await?;
+    Ok(Json(report))
 }
 
 /// `POST …/natural`: scenario 7. Sends `times` copies (default 10) of one write over the

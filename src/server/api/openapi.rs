@@ -103,6 +103,7 @@ macro_rules! exact_schemas {
 
 exact_schemas!(
     CreateBody,
+    MeasureBody,
     ScenarioBody,
     NaturalBody,
     GeneralsBody,
@@ -191,6 +192,7 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
         super::check,
         super::state_at,
         super::import_run,
+        super::measure_drop_vs_delete,
         super::openapi_json,
     ),
     components(
@@ -207,6 +209,9 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
             crate::domain::generals::Generals,
             crate::domain::generals::Trip,
             CreateBody,
+            MeasureBody,
+            crate::domain::calc::DropReport,
+            crate::domain::calc::DropPoint,
             ScenarioBody,
             NaturalBody,
             GeneralsBody,
@@ -344,8 +349,9 @@ fn stream_message() -> Value {
 }
 
 /// Every schema written out by [`exact_schema`].
-pub const EXACT: [&str; 13] = [
+pub const EXACT: [&str; 14] = [
     "CreateBody",
+    "MeasureBody",
     "ScenarioBody",
     "NaturalBody",
     "GeneralsBody",
@@ -486,6 +492,16 @@ pub fn exact_schema(name: &str) -> Value {
         "ReplayBody" => replay,
         "NaturalBody" => natural.clone(),
         "GeneralsBody" => object(json!({"loss_pct": int(0, 100)}), &[]),
+        "MeasureBody" => {
+            use crate::domain::calc::{MAX_DAYS, MAX_ROWS_PER_DAY, MIN_ROWS_PER_DAY};
+            object(
+                json!({
+                    "days": int(1, MAX_DAYS.into()),
+                    "rows_per_day": int(MIN_ROWS_PER_DAY.into(), MAX_ROWS_PER_DAY.into()),
+                }),
+                &[],
+            )
+        }
         "ScenarioBody" => object(
             json!({"variant": {"type": "string", "enum": ["guarded", "unguarded", "at_most_once"]}}),
             &[],

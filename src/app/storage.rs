@@ -1,0 +1,30 @@
+//! The browser's `localStorage`, read and written only in the browser: on the server nothing is
+//! stored and nothing is found, so a page renders as for a first visit and hydration finds the
+//! same markup; what was saved is read in an effect afterwards.
+
+/// The text saved under `key`, if any.
+pub fn get(key: &str) -> Option<String> {
+    #[cfg(feature = "hydrate")]
+    {
+        leptos::prelude::window()
+            .local_storage()
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_item(key).ok().flatten())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = key;
+        None
+    }
+}
+
+/// Saves `value` under `key` (a full or blocked storage is ignored: progress is a convenience).
+pub fn set(key: &str, value: &str) {
+    #[cfg(feature = "hydrate")]
+    if let Some(s) = leptos::prelude::window().local_storage().ok().flatten() {
+        let _ = s.set_item(key, value);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (key, value);
+}

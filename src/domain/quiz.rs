@@ -1,0 +1,390 @@
+//! The quiz (lesson section 10): think first, commit to an answer, then read the reveal: the
+//! right answer, the common wrong answer and why it fails, and a link that opens the lab in the
+//! preset that shows it. One question closes each chapter; `/quiz` holds them all.
+//!
+//! A question's words are Fluent messages under `quiz-<id>-…` (`locales/*/quiz.ftl`):
+//! `-ask` the question, `-o1` … `-oN` its options (for `Order`, the items in their right order),
+//! `-right` why the right answer is right, `-wrong` the common wrong answer and why it fails.
+
+use super::scenario::Variant;
+
+/// How a question is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Pick one of `options`; `right` is the right one, counted from 1.
+    Choice { options: u8, right: u8 },
+    /// Pick the guard that catches this duplicate: a choice whose options are guards.
+    Guard { options: u8, right: u8 },
+    /// Put `items` in order; the messages list them in the right order and the page shuffles
+    /// them by `Question::shuffled`.
+    Order { items: u8 },
+    /// Type a whole number: a balance in taka, a count.
+    Number { answer: i64 },
+}
+
+/// One question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Question {
+    /// Also the message id stem: `quiz-<id>-ask`.
+    pub id: &'static str,
+    /// The chapter it closes or belongs to, 1 to 9.
+    pub chapter: u8,
+    /// The "remember" point (1 to 7, lesson section 13) it checks, if any.
+    pub remember: Option<u8>,
+    pub kind: Kind,
+    /// The scenario preset whose lab shows the answer, and its variant.
+    pub demo: (u8, Variant),
+}
+
+/// What a student answered: an option (from 1), an order of items (each from 1), or a number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Option(u8),
+    Order(Vec<u8>),
+    Number(i64),
+}
+
+impl Question {
+    /// Whether an answer is right.
+    pub fn is_right(&self, answer: &Answer) -> bool {
+        match (self.kind, answer) {
+            (Kind::Choice { right, .. } | Kind::Guard { right, .. }, Answer::Option(o)) => {
+                *o == right
+            }
+            (Kind::Order { items }, Answer::Order(order)) => {
+                order.len() == usize::from(items)
+                    && order
+                        .iter()
+                        .enumerate()
+                        .all(|(i, &it)| usize::from(it) == i + 1)
+            }
+            (Kind::Number { answer }, Answer::Number(n)) => *n == answer,
+            _ => false,
+        }
+    }
+
+    /// The order in which an `Order` question first shows its items (1-based): a fixed
+    /// rotation and swap of the right order, never the right order itself, the same on the
+    /// server and in the browser (so hydration finds what the server drew).
+    pub fn shuffled(&self) -> Vec<u8> {
+        let Kind::Order { items } = self.kind else {
+            return Vec::new();
+        };
+        let n = items.max(2);
+        // Reverse, then rotate by one: for n ≥ 2 never the identity.
+        let mut order: Vec<u8> = (1..=n).rev().collect();
+        order.rotate_left(1);
+        if order
+            .iter()
+            .enumerate()
+            .all(|(i, &it)| usize::from(it) == i + 1)
+        {
+            order.swap(0, 1);
+        }
+        order
+    }
+
+    /// The options (or items) this question shows.
+    pub fn options(&self) -> u8 {
+        match self.kind {
+            Kind::Choice { options, .. } | Kind::Guard { options, .. } => options,
+            Kind::Order { items } => items,
+            Kind::Number { .. } => 0,
+        }
+    }
+
+    /// The lab link that shows the answer live: `/lab?scenario=N&variant=v`.
+    pub fn demo_href(&self) -> String {
+        let (n, variant) = self.demo;
+        format!("/lab?scenario={n}&variant={}", variant.id())
+    }
+}
+
+/// The question that closes a chapter: the first one listed for it.
+pub fn for_chapter(chapter: u8) -> Option<&'static Question> {
+    QUESTIONS.iter().find(|q| q.chapter == chapter)
+}
+
+/// A question by id.
+pub fn question(id: &str) -> Option<&'static Question> {
+    QUESTIONS.iter().find(|q| q.id == id)
+}
+
+use Kind::*;
+use Variant::{Guarded as On, Unguarded as Off};
+
+/// Every question, in the course's order.
+pub const QUESTIONS: &[Question] = &[
+    Question {
+        id: "timeout_means",
+        chapter: 1,
+        remember: Some(1),
+        kind: Choice {
+            options: 3,
+            right: 3,
+        },
+        demo: (1, Off),
+    },
+    Question {
+        id: "charged_twice",
+        chapter: 1,
+        remember: None,
+        kind: Number { answer: 1000 },
+        demo: (1, Off),
+    },
+    Question {
+        id: "who_makes_key",
+        chapter: 2,
+        remember: Some(2),
+        kind: Choice {
+            options: 4,
+            right: 2,
+        },
+        demo: (1, On),
+    },
+    Question {
+        id: "retry_storm_guard",
+        chapter: 2,
+        remember: None,
+        kind: Guard {
+            options: 4,
+            right: 3,
+        },
+        demo: (2, On),
+    },
+    Question {
+        id: "same_key_other_body",
+        chapter: 2,
+        remember: None,
+        kind: Guard {
+            options: 4,
+            right: 1,
+        },
+        demo: (4, On),
+    },
+    Question {
+        id: "look_then_write",
+        chapter: 3,
+        remember: Some(3),
+        kind: Choice {
+            options: 4,
+            right: 2,
+        },
+        demo: (3, Off),
+    },
+    Question {
+        id: "claim_order",
+        chapter: 3,
+        remember: None,
+        kind: Order { items: 5 },
+        demo: (3, On),
+    },
+    Question {
+        id: "window_length",
+        chapter: 4,
+        remember: Some(4),
+        kind: Choice {
+            options: 4,
+            right: 4,
+        },
+        demo: (6, On),
+    },
+    Question {
+        id: "late_retry_balance",
+        chapter: 4,
+        remember: None,
+        kind: Number { answer: 1500 },
+        demo: (6, On),
+    },
+    Question {
+        id: "set_or_increment",
+        chapter: 5,
+        remember: Some(5),
+        kind: Choice {
+            options: 4,
+            right: 3,
+        },
+        demo: (7, On),
+    },
+    Question {
+        id: "exactly_once_offer",
+        chapter: 6,
+        remember: Some(6),
+        kind: Choice {
+            options: 3,
+            right: 2,
+        },
+        demo: (8, On),
+    },
+    Question {
+        id: "at_most_once_loses",
+        chapter: 6,
+        remember: None,
+        kind: Choice {
+            options: 3,
+            right: 1,
+        },
+        demo: (8, Variant::AtMostOnce),
+    },
+    Question {
+        id: "audit_outside_log",
+        chapter: 7,
+        remember: None,
+        kind: Choice {
+            options: 3,
+            right: 3,
+        },
+        demo: (9, On),
+    },
+    Question {
+        id: "inbox_order",
+        chapter: 8,
+        remember: Some(3),
+        kind: Order { items: 6 },
+        demo: (10, On),
+    },
+    Question {
+        id: "relay_twice_credit",
+        chapter: 8,
+        remember: None,
+        kind: Number { answer: 1000 },
+        demo: (10, Off),
+    },
+    Question {
+        id: "replay_window",
+        chapter: 8,
+        remember: Some(4),
+        kind: Choice {
+            options: 4,
+            right: 2,
+        },
+        demo: (11, On),
+    },
+    Question {
+        id: "no_single_layer",
+        chapter: 9,
+        remember: Some(7),
+        kind: Choice {
+            options: 4,
+            right: 1,
+        },
+        demo: (12, On),
+    },
+    Question {
+        id: "storm_guard",
+        chapter: 9,
+        remember: None,
+        kind: Guard {
+            options: 4,
+            right: 4,
+        },
+        demo: (12, On),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_chapter_has_a_question_and_every_remember_point_is_checked() {
+        assert!(QUESTIONS.len() >= 15, "{} questions", QUESTIONS.len());
+        for ch in 1..=9 {
+            assert!(for_chapter(ch).is_some(), "chapter {ch} has no question");
+        }
+        for point in 1..=7 {
+            assert!(
+                QUESTIONS.iter().any(|q| q.remember == Some(point)),
+                "remember point {point} is not checked"
+            );
+        }
+        let mut ids: Vec<_> = QUESTIONS.iter().map(|q| q.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), QUESTIONS.len(), "question ids are unique");
+    }
+
+    #[test]
+    fn every_question_is_answerable_and_links_to_a_preset_that_exists() {
+        for q in QUESTIONS {
+            let (n, v) = q.demo;
+            assert!(
+                crate::domain::scenario::preset(n, v).is_some(),
+                "{}: no preset {n} {v:?}",
+                q.id
+            );
+            match q.kind {
+                Choice { options, right } | Guard { options, right } => {
+                    assert!(
+                        (2..=6).contains(&options) && (1..=options).contains(&right),
+                        "{}",
+                        q.id
+                    );
+                    assert!(q.is_right(&Answer::Option(right)));
+                    assert!(!q.is_right(&Answer::Option(right % options + 1)));
+                }
+                Order { items } => {
+                    assert!((3..=7).contains(&items), "{}", q.id);
+                    let shuffled = q.shuffled();
+                    assert!(!q.is_right(&Answer::Order(shuffled.clone())), "{}", q.id);
+                    let mut sorted = shuffled;
+                    sorted.sort_unstable();
+                    assert!(q.is_right(&Answer::Order(sorted)));
+                }
+                Number { answer } => {
+                    assert!(q.is_right(&Answer::Number(answer)));
+                    assert!(!q.is_right(&Answer::Number(answer + 500)));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_shuffled_order_is_never_the_right_one() {
+        for items in 2..=7 {
+            let q = Question {
+                id: "t",
+                chapter: 1,
+                remember: None,
+                kind: Order { items },
+                demo: (1, On),
+            };
+            let s = q.shuffled();
+            assert_eq!(s.len(), usize::from(items));
+            assert!(!q.is_right(&Answer::Order(s)));
+        }
+    }
+}
+
+/// Reads a typed whole number as a student may write it: `1500`, `1,500`, `৳1,500`, `১৫০০`,
+/// `৳১,৫০০`. `None` for anything else.
+pub fn parse_whole(text: &str) -> Option<i64> {
+    let mut digits = String::new();
+    for (i, c) in text.trim().chars().enumerate() {
+        match c {
+            '0'..='9' => digits.push(c),
+            '০'..='৯' => digits.push(char::from(b'0' + (c as u32 - '০' as u32) as u8)),
+            ',' | ' ' | '_' => {}
+            '৳' if i == 0 => {}
+            '-' if i == 0 => digits.push('-'),
+            _ => return None,
+        }
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::parse_whole;
+
+    #[test]
+    fn a_typed_number_is_read_in_either_script() {
+        for ok in ["1500", "1,500", " ৳1,500 ", "১৫০০", "৳১,৫০০"] {
+            assert_eq!(parse_whole(ok), Some(1500), "{ok}");
+        }
+        assert_eq!(parse_whole("-500"), Some(-500));
+        for bad in ["", "৳", "15o0", "1.5", "1500৳", "one"] {
+            assert_eq!(parse_whole(bad), None, "{bad}");
+        }
+    }
+}
