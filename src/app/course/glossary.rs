@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
-use crate::app::i18n::{digits, tr_args, tr_id};
+use crate::app::i18n::{digits, is_bn, tr_args, tr_id};
 use crate::domain::glossary::TERMS;
 
 #[component]
@@ -26,8 +26,12 @@ pub fn GlossaryPage() -> impl IntoView {
                                 <div class="glossary-entry" id=format!("gloss-{id}") data-testid="glossary-term" data-term=id>
                                     <dt>
                                         <span class="term">{move || tr_id(&format!("gloss-{id}-term"))}</span>
-                                        " "
-                                        <span class="term-english" lang="en">{t.english}</span>
+                                        // The English name beside the Bangla one; the English
+                                        // page's own term already is it.
+                                        <Show when=is_bn>
+                                            " "
+                                            <span class="term-english" lang="en">{t.english}</span>
+                                        </Show>
                                     </dt>
                                     <dd>
                                         <p>{move || tr_id(&format!("gloss-{id}-means"))}</p>

@@ -316,6 +316,8 @@ pub fn document() -> &'static Value {
             false.into();
         doc["paths"]["/api/sandboxes/{id}/generals"]["post"]["requestBody"]["required"] =
             false.into();
+        doc["paths"]["/api/measure/drop-vs-delete"]["post"]["requestBody"]["required"] =
+            false.into();
         doc
     })
 }
