@@ -172,6 +172,13 @@ async fn an_unknown_scenario_or_variant_is_refused_and_changes_nothing() {
 async fn a_run_that_loaded_a_scenario_replays_to_the_same_log() {
     let lab = TestLab::start().await;
     let id = lab.sandbox(SEED).await;
+    // Traffic before the preset: its reset must leave nothing behind that the replay, which
+    // starts from a new sandbox, would not have (call numbers, the load balancer's rotation).
+    lab.clock(&id, json!({"mode": "paused"})).await;
+    let before = lab
+        .send(&id, "key-0", json!({"to": "tithi", "amount": 500}), None)
+        .await;
+    assert_eq!(before.status, 201);
     let r = lab
         .post(
             &format!("/api/sandboxes/{id}/scenario/1"),

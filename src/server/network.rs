@@ -58,9 +58,11 @@ impl Network {
         self.next_call
     }
 
-    /// Forgets every call in flight (a reset): their callers see the sandbox go away.
+    /// Forgets every call in flight (a reset): their callers see the sandbox go away. Call
+    /// numbers and the load balancer's rotation start again too, so a run that reset (a
+    /// scenario loaded) replays to the same log as the run itself.
     pub fn clear(&mut self) {
-        self.calls.clear();
+        *self = Network::default();
     }
 
     fn pick_instance(&mut self) -> u32 {
