@@ -70,6 +70,61 @@ impl Run {
     }
 }
 
+/// One outside input, as a run records it and a replay applies it (`RunInput::input` is its
+/// JSON). The sandbox records only this type and a replay matches on it, so no kind of input
+/// can be recorded that a replay does not apply.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Input {
+    /// A transfer as the payment API received it (the answer is the steps', not an input).
+    Transfer {
+        user: String,
+        key: String,
+        intent: String,
+        body: TransferBody,
+    },
+    /// What the phone app reported about a tap.
+    App(AppSignal),
+    /// A `PUT …/safeguards` body.
+    Safeguards(serde_json::Value),
+    /// A `PUT …/faults` body.
+    Faults(serde_json::Value),
+    /// A consumer group rewound by time.
+    Replay {
+        consumer: Consumer,
+        from_seconds_ago: i64,
+    },
+    /// Scenario 8's messengers.
+    Generals { loss_pct: i64 },
+    /// Scenario 7's copies of one write.
+    Natural {
+        op: super::natural::NaturalOp,
+        times: i64,
+    },
+    /// The timeline's mark of a loaded preset (its reset and settings are inputs of their own).
+    Scenario {
+        n: u8,
+        variant: super::scenario::Variant,
+    },
+    /// A clock command, recorded as itself: `{"op": "step"}`, `{"op": "advance", …}` …
+    #[serde(untagged)]
+    Clock(ClockCommand),
+}
+
+impl Input {
+    /// Reads a recorded input: checked field by field first, so a bad one names its field.
+    pub fn read(value: &serde_json::Value) -> Result<Input, FieldError> {
+        check_input(value)?;
+        serde_json::from_value(value.clone())
+            .map_err(|e| FieldError::new("(input)", format!("not an input: {e}")))
+    }
+
+    /// The JSON a run carries.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("inputs serialise")
+    }
+}
+
 /// One recorded input: `{"transfer": …}`, `{"safeguards": …}`, `{"faults": …}`,
 /// `{"replay": …}`, `{"app": …}`, `{"scenario": {"n", "variant"}}` or a clock command
 /// (`{"op": …}`).
@@ -224,4 +279,46 @@ pub fn check_replay(r: &serde_json::Value) -> Result<(Consumer, i64), FieldError
         MAX_REPLAY_DAYS * 86_400,
     )?;
     Ok((consumer, seconds))
+}
+
+#[cfg(test)]
+mod input_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_kind_of_input_reads_back_as_itself() {
+        let inputs = [
+            json!({"transfer": {"user": "shimul", "key": "k1", "intent": "k1",
+                                "body": {"to": "tithi", "amount": 500}}}),
+            json!({"app": {"signal": "tap", "key": "k1", "key_kept": true}}),
+            json!({"safeguards": {"outbox": false}}),
+            json!({"faults": {"response_loss_pct": 100}}),
+            json!({"replay": {"consumer": "wallet", "from_seconds_ago": 3600}}),
+            json!({"generals": {"loss_pct": 30}}),
+            json!({"natural": {"op": "set_name", "times": 10}}),
+            json!({"scenario": {"n": 8, "variant": "at_most_once"}}),
+            json!({"op": "step"}),
+            json!({"op": "advance", "seconds": 60}),
+        ];
+        for value in inputs {
+            let input = Input::read(&value).unwrap_or_else(|e| panic!("{value}: {e}"));
+            assert_eq!(input.to_json(), value);
+        }
+        assert!(matches!(
+            Input::read(&json!({"op": "pause"})),
+            Ok(Input::Clock(ClockCommand::Pause))
+        ));
+    }
+
+    #[test]
+    fn a_bad_input_names_its_field() {
+        let e = Input::read(
+            &json!({"transfer": {"user": "nobody", "key": "k", "intent": "k",
+                                                  "body": {"to": "tithi", "amount": 5}}}),
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "transfer.user");
+        assert!(Input::read(&json!({"teleport": {}})).is_err());
+    }
 }

@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::store::{StoreName, Stores};
 use crate::domain::pipeline::{Consumer, APPROVED_TOPIC};
 use crate::domain::{Safeguard, Safeguards};
+use crate::server::payments::idempotency::KeyStatus;
 use crate::server::store::LOG_RETENTION_MS;
 
 /// One invariant that did not hold, and what was seen.
@@ -104,9 +105,10 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
 
     checked.push("completed_keys_have_answers");
     let unanswered: Vec<String> = sqlx::query_scalar(
-        "SELECT idem_key FROM idempotency_keys WHERE status = 'COMPLETED'
+        "SELECT idem_key FROM idempotency_keys WHERE status = ?1
          AND (response_status IS NULL OR response_body IS NULL) LIMIT 5",
     )
+    .bind(KeyStatus::Completed)
     .fetch_all(payments)
     .await?;
     if !unanswered.is_empty() {

@@ -1,7 +1,7 @@
-//! The background jobs that run on the sandbox clock, each a step that schedules its next run.
-//!
-//! Jobs of later layers (the relay, the consumers, stuck-request recovery, the nightly partition
-//! drop) join this list as their services land.
+//! The background jobs that run on the sandbox clock, each a step on the same queue as the
+//! transfers: the inbox cleaner and the log retention (hourly), the nightly partition drop, and
+//! stuck-request recovery (armed per claim). The relay and the consumers are steps of
+//! `pipeline.rs`, not jobs.
 
 use serde_json::json;
 

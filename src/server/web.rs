@@ -37,7 +37,8 @@ impl FromRef<AppState> for Lab {
 /// The cookie that remembers a browser's sandbox, so `/lab` brings a returning student back.
 pub const SANDBOX_COOKIE: &str = "pocketpay_sandbox";
 
-/// Builds the application: tests call this with a lab of their own.
+/// Builds the application over a lab: the pages (SSR, server functions, static files) and the
+/// `/api` routes, every response with the security headers. `main.rs` serves it.
 pub fn app(leptos_options: LeptosOptions, lab: Lab) -> Router {
     let state = AppState {
         leptos_options,

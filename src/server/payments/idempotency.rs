@@ -10,9 +10,26 @@ use sqlx::SqliteConnection;
 
 use crate::domain::clock::DAY_MS;
 
-/// `IN_PROGRESS` or `COMPLETED`.
-pub const IN_PROGRESS: &str = "IN_PROGRESS";
-pub const COMPLETED: &str = "COMPLETED";
+/// A key row's status, stored as its SQL text (`IN_PROGRESS`, `COMPLETED`) and bound into
+/// every statement that reads or writes it. The claim's own statement, which the inspector
+/// prints (`domain::transfer::CLAIM_SQL`), spells `IN_PROGRESS` out; a test ties the two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
+#[sqlx(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum KeyStatus {
+    /// Claimed; the work is running (or its instance crashed: stuck recovery settles it).
+    InProgress,
+    /// The answer is stored and every retry gets it.
+    Completed,
+}
+
+impl KeyStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyStatus::InProgress => "IN_PROGRESS",
+            KeyStatus::Completed => "COMPLETED",
+        }
+    }
+}
 
 /// The partition a virtual instant falls in: its day, counting from 0.
 pub fn partition_of(at_ms: i64) -> i64 {
@@ -23,7 +40,7 @@ pub fn partition_of(at_ms: i64) -> i64 {
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct KeyRow {
     pub partition_day: i64,
-    pub status: String,
+    pub status: KeyStatus,
     pub request_hash: String,
     pub response_status: Option<i64>,
     pub response_body: Option<String>,
@@ -97,8 +114,8 @@ pub async fn store_response(
 ) -> Result<(), sqlx::Error> {
     let updated = sqlx::query(
         "UPDATE idempotency_keys
-         SET status = 'COMPLETED', response_status = ?1, response_body = ?2, updated_ms = ?3
-         WHERE user_id = ?4 AND idem_key = ?5 AND status = 'IN_PROGRESS' AND created_ms >= ?6",
+         SET status = ?7, response_status = ?1, response_body = ?2, updated_ms = ?3
+         WHERE user_id = ?4 AND idem_key = ?5 AND status = ?8 AND created_ms >= ?6",
     )
     .bind(status)
     .bind(body)
@@ -106,6 +123,8 @@ pub async fn store_response(
     .bind(user)
     .bind(key)
     .bind(since_ms)
+    .bind(KeyStatus::Completed)
+    .bind(KeyStatus::InProgress)
     .execute(&mut *conn)
     .await?
     .rows_affected();
@@ -114,7 +133,7 @@ pub async fn store_response(
             "INSERT OR REPLACE INTO idempotency_keys
                (partition_day, user_id, idem_key, request_hash, status, response_status,
                 response_body, created_ms, updated_ms)
-             VALUES (?1, ?2, ?3, ?4, 'COMPLETED', ?5, ?6, ?7, ?7)",
+             VALUES (?1, ?2, ?3, ?4, ?8, ?5, ?6, ?7, ?7)",
         )
         .bind(partition_of(now_ms))
         .bind(user)
@@ -123,6 +142,7 @@ pub async fn store_response(
         .bind(status)
         .bind(body)
         .bind(now_ms)
+        .bind(KeyStatus::Completed)
         .execute(conn)
         .await?;
     }
@@ -145,9 +165,10 @@ pub async fn stuck(
 ) -> Result<Vec<StuckRow>, sqlx::Error> {
     sqlx::query_as(
         "SELECT partition_day, user_id, idem_key, request_hash, created_ms FROM idempotency_keys
-         WHERE status = 'IN_PROGRESS' AND updated_ms < ?1 ORDER BY created_ms, user_id, idem_key",
+         WHERE status = ?2 AND updated_ms < ?1 ORDER BY created_ms, user_id, idem_key",
     )
     .bind(before_ms)
+    .bind(KeyStatus::InProgress)
     .fetch_all(conn)
     .await
 }
@@ -162,7 +183,7 @@ pub async fn complete_stuck(
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE idempotency_keys
-         SET status = 'COMPLETED', response_status = ?1, response_body = ?2, updated_ms = ?3
+         SET status = ?7, response_status = ?1, response_body = ?2, updated_ms = ?3
          WHERE partition_day = ?4 AND user_id = ?5 AND idem_key = ?6",
     )
     .bind(status)
@@ -171,6 +192,7 @@ pub async fn complete_stuck(
     .bind(row.partition_day)
     .bind(&row.user_id)
     .bind(&row.idem_key)
+    .bind(KeyStatus::Completed)
     .execute(conn)
     .await?;
     Ok(())
@@ -215,6 +237,13 @@ pub async fn drop_partitions(
 mod tests {
     use super::*;
     use crate::domain::clock::HOUR_MS;
+
+    #[test]
+    fn the_claim_the_inspector_prints_writes_the_status_the_code_reads() {
+        let sql = crate::domain::transfer::CLAIM_SQL;
+        assert!(sql.contains(&format!("'{}'", KeyStatus::InProgress.as_str())));
+        assert!(!sql.contains(KeyStatus::Completed.as_str()));
+    }
     use crate::server::store::{StoreName, Stores};
 
     #[tokio::test]

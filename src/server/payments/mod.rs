@@ -11,6 +11,7 @@
 //! Crash points `api_after_claim` and `api_after_commit` kill the request in flight between
 //! these, as a killed process would: only what was committed stays.
 
+pub mod decide;
 pub mod idempotency;
 pub mod ledger;
 
@@ -19,6 +20,7 @@ use std::sync::Arc;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use self::decide::{Decision, First};
 use super::jobs::Job;
 use super::network::NetStep;
 use super::pipeline;
@@ -176,13 +178,22 @@ async fn receive(
         }
         d
     };
-    if world.safeguards.is_on(Safeguard::IdempotencyTable) {
+    let first = decide::first(&world.safeguards);
+    if first == First::RunUnchecked {
+        cx.record(
+            Layer::Api,
+            EventKind::KeyNotChecked,
+            key,
+            Outcome::Ok,
+            details(json!({"idempotency_table": false})),
+        );
+    } else {
         let since = window_start(world, now);
-        let atomic = world.safeguards.is_on(Safeguard::AtomicClaim);
         let mut tx = world.stores.begin(StoreName::Payments).await?;
         // With the atomic claim, do not look first: one INSERT, and its conflict decides. Only
         // a claim that lost reads the row it lost to, to answer from it.
-        if atomic && idempotency::claim(&mut tx, &req.user, &req.key, &req.hash, since, now).await?
+        if first == First::Claim
+            && idempotency::claim(&mut tx, &req.user, &req.key, &req.hash, since, now).await?
         {
             tx.commit().await?;
             cx.record(
@@ -207,11 +218,8 @@ async fn receive(
         } else {
             let found = idempotency::look_up(&mut tx, &req.user, &req.key, since).await?;
             tx.commit().await?;
-            match found {
-                Some(row)
-                    if world.safeguards.is_on(Safeguard::FingerprintCheck)
-                        && row.request_hash != req.hash =>
-                {
+            match decide::decide(found.as_ref(), &req.hash, &world.safeguards) {
+                Decision::OtherBody => {
                     cx.record(
                         Layer::Api,
                         EventKind::KeyReused,
@@ -227,8 +235,7 @@ async fn receive(
                     answer(cx, call, attempt, &req, reply);
                     return Ok(());
                 }
-                Some(row) if row.status == idempotency::COMPLETED => {
-                    let status = row.response_status.unwrap_or(500) as u16;
+                Decision::Replay { status, body } => {
                     cx.record(
                         Layer::Api,
                         EventKind::ResponseReplayed,
@@ -238,13 +245,13 @@ async fn receive(
                     );
                     let reply = ApiReply {
                         status,
-                        body: row.response_body.unwrap_or_default(),
+                        body,
                         replayed: true,
                     };
                     answer(cx, call, attempt, &req, reply);
                     return Ok(());
                 }
-                Some(_) => {
+                Decision::InProgress => {
                     cx.record(
                         Layer::Api,
                         EventKind::KeyInProgress,
@@ -255,10 +262,13 @@ async fn receive(
                     answer(cx, call, attempt, &req, in_progress());
                     return Ok(());
                 }
-                None => {
+                Decision::Run => {
                     // The claim refuses only when a row inside the window holds the key, and
                     // nothing else writes between the claim and this read (one transaction).
-                    debug_assert!(!atomic, "a claim that lost has a row to answer from");
+                    debug_assert!(
+                        first != First::Claim,
+                        "a claim that lost has a row to answer from"
+                    );
                     cx.record(
                         Layer::Api,
                         EventKind::KeyLookupEmpty,
@@ -269,14 +279,6 @@ async fn receive(
                 }
             }
         }
-    } else {
-        cx.record(
-            Layer::Api,
-            EventKind::KeyNotChecked,
-            key,
-            Outcome::Ok,
-            details(json!({"idempotency_table": false})),
-        );
     }
     let latency = world.faults.gateway_latency_ms;
     cx.schedule_in(
@@ -489,8 +491,9 @@ pub async fn recover_stuck(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
         return Ok(());
     }
     let now = cx.now();
-    // The poll runs every 15 s of virtual time: look first, and take the write lock only when
-    // there is something to resolve (nothing else writes between steps, so the look stays true).
+    // A run comes when a claim's 60 s are up, when the sandbox opens and when the safeguard is
+    // switched on (`Job::StuckRecovery`): look first, and take the write lock only when there
+    // is something to resolve (nothing else writes between steps, so the look stays true).
     let mut conn = world.stores.pool(StoreName::Payments).acquire().await?;
     let rows = idempotency::stuck(&mut conn, now - STUCK_AFTER_MS).await?;
     drop(conn);

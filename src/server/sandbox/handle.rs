@@ -1,0 +1,211 @@
+//! The handle every caller holds: each call is a command to the sandbox's owner task, answered on a
+//! oneshot channel; reads of the clock, the event stream and the event log that need no command.
+
+use super::*;
+
+impl SandboxHandle {
+    async fn ask<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<T, LabError>>) -> Command,
+    ) -> Result<T, LabError> {
+        self.touch();
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(make(tx))
+            .await
+            .map_err(|_| LabError::Unavailable)?;
+        rx.await.map_err(|_| LabError::Unavailable)?
+    }
+
+    /// Applies clock commands in order and returns the clock after them.
+    pub async fn clock(&self, commands: Vec<ClockCommand>) -> Result<ClockState, LabError> {
+        self.ask(|tx| Command::Clock(commands, tx)).await
+    }
+
+    /// Validates and applies a `PUT …/safeguards` body; nothing changes if any field is bad.
+    pub async fn set_safeguards(&self, body: serde_json::Value) -> Result<Safeguards, LabError> {
+        self.ask(|tx| Command::Safeguards(body, tx)).await
+    }
+
+    /// Validates and applies a `PUT …/faults` body; nothing changes if any field is bad.
+    pub async fn set_faults(&self, body: serde_json::Value) -> Result<Faults, LabError> {
+        self.ask(|tx| Command::Faults(body, tx)).await
+    }
+
+    /// Returns the sandbox to the lesson's start.
+    pub async fn reset(&self) -> Result<(), LabError> {
+        self.ask(Command::Reset).await
+    }
+
+    /// Resets the sandbox and loads a scenario's preset (docs/reference.md §7).
+    pub async fn load_scenario(&self, preset: Preset) -> Result<(), LabError> {
+        self.ask(|tx| Command::Scenario(Box::new(preset), tx)).await
+    }
+
+    /// Scenario 8: the Two Generals' messengers, each caught with this chance (percent).
+    pub async fn generals(&self, loss_pct: i64) -> Result<Generals, LabError> {
+        self.ask(|tx| Command::Generals(loss_pct, tx)).await
+    }
+
+    /// Scenario 7: sends `times` copies of one natural-idempotency write over the sandbox's
+    /// network and reports what the table says after them.
+    pub async fn natural(&self, op: NaturalOp, times: i64) -> Result<NaturalReport, LabError> {
+        self.ask(|tx| Command::Natural(op, times, tx)).await
+    }
+
+    /// Sends a transfer through the sandbox's network to its payment API and waits for what
+    /// comes back: the answer, or the caller's timeout (virtual time, so a paused clock waits).
+    pub async fn transfer(&self, request: TransferRequest) -> Result<ApiReply, LabError> {
+        self.start_transfer(request).await?.await
+    }
+
+    /// Notes what Shimul's app did with a tap (the button and app lanes).
+    pub async fn app_signal(&self, signal: AppSignal) -> Result<(), LabError> {
+        self.ask(|tx| Command::App(signal, tx)).await
+    }
+
+    /// Hands a transfer to the sandbox and returns, once it is queued behind every command sent
+    /// before it, the future of its answer: a script can queue transfers and clock moves in an
+    /// exact order.
+    pub async fn start_transfer(
+        &self,
+        request: TransferRequest,
+    ) -> Result<impl std::future::Future<Output = Result<ApiReply, LabError>>, LabError> {
+        self.touch();
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Transfer(request, tx))
+            .await
+            .map_err(|_| LabError::Unavailable)?;
+        Ok(async move { rx.await.map_err(|_| LabError::Unavailable) })
+    }
+
+    /// Rewinds a consumer group to the records of the last `seconds_ago` virtual seconds and
+    /// wakes it: a replay. Returns the new offset of each partition.
+    pub async fn replay(
+        &self,
+        consumer: Consumer,
+        seconds_ago: i64,
+    ) -> Result<Vec<(i64, i64)>, LabError> {
+        self.ask(|tx| Command::Replay(consumer, seconds_ago, tx))
+            .await
+    }
+
+    /// Wall time spent per kind of step (and on the event log) since the sandbox was opened,
+    /// most first: where the time goes.
+    pub async fn step_times(&self) -> Result<Vec<StepTime>, LabError> {
+        self.ask(Command::StepTimes).await
+    }
+
+    /// The run so far: seed, timed inputs, where the clock stands, and the event log's hash.
+    pub async fn export_run(&self) -> Result<Run, LabError> {
+        self.ask(Command::ExportRun).await
+    }
+
+    /// Replays a run into this (new, paused) sandbox and returns the run it produced.
+    pub async fn rerun(&self, run: Run) -> Result<Run, LabError> {
+        self.ask(|tx| Command::Rerun(Box::new(run), tx)).await
+    }
+
+    /// Replays a run into this (new, paused) sandbox only until the event log has reached
+    /// `event_id`, and returns the sandbox as it stood then: the tables as they were at that
+    /// event (after the step that wrote it, steps being atomic).
+    /// Each table carries at most `rows` rows.
+    pub async fn rerun_to(
+        &self,
+        run: Run,
+        event_id: i64,
+        rows: i64,
+    ) -> Result<SandboxState, LabError> {
+        self.ask(|tx| Command::RerunTo(Box::new(run), event_id, rows, tx))
+            .await
+    }
+
+    /// Where an event stands in the log since the sandbox's start or last reset (1 for the
+    /// first), or `None` when the log has no such event.
+    pub async fn event_position(&self, event_id: i64) -> Result<Option<i64>, LabError> {
+        let (exists, position): (i64, i64) = sqlx::query_as(
+            "SELECT (SELECT COUNT(*) FROM events WHERE id = ?1), COUNT(*) FROM events WHERE id <= ?1",
+        )
+        .bind(event_id)
+        .fetch_one(&self.log)
+        .await?;
+        Ok((exists == 1).then_some(position))
+    }
+
+    /// The whole sandbox, between two steps, each table's newest [`SNAPSHOT_ROWS`] rows.
+    pub async fn state(&self) -> Result<SandboxState, LabError> {
+        self.state_rows(SNAPSHOT_ROWS).await
+    }
+
+    /// The whole sandbox with at most `rows` rows per table (the screen reads fewer, often).
+    pub async fn state_rows(&self, rows: i64) -> Result<SandboxState, LabError> {
+        self.ask(|tx| Command::State(rows, tx)).await
+    }
+
+    /// Checks the sandbox's invariants between two steps (see `server::invariants`).
+    pub async fn check(&self) -> Result<invariants::Report, LabError> {
+        self.ask(Command::Check).await
+    }
+
+    /// Whether the owner task is still running (it stops on shutdown, or when a store fails).
+    pub fn is_alive(&self) -> bool {
+        !self.commands.is_closed()
+    }
+
+    /// Watches the clock: a new value after every change of mode, speed or time.
+    pub fn watch_clock(&self) -> watch::Receiver<ClockState> {
+        self.clock.clone()
+    }
+
+    /// Every timeline event from now on, as it is stored.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<TimelineEvent>> {
+        self.touch();
+        self.events.subscribe()
+    }
+
+    /// Event streams open on this sandbox.
+    pub fn subscribers(&self) -> usize {
+        self.events.receiver_count()
+    }
+
+    /// Up to `limit` stored timeline events with an id above `after_id`, oldest first. Reads the
+    /// event log directly, so a stream catching up never waits for a step.
+    pub async fn events_after(
+        &self,
+        after_id: i64,
+        limit: i64,
+    ) -> Result<Vec<TimelineEvent>, LabError> {
+        let rows: Vec<EventRow> = sqlx::query_as(
+            "SELECT id, at_ms, layer, kind, correlation, outcome, details FROM events
+             WHERE id > ?1 ORDER BY id LIMIT ?2",
+        )
+        .bind(after_id)
+        .bind(limit)
+        .fetch_all(&self.log)
+        .await?;
+        Ok(rows.into_iter().filter_map(EventRow::into_event).collect())
+    }
+
+    fn touch(&self) {
+        if let Ok(mut t) = self.last_used.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    /// How long since anyone used this sandbox.
+    pub fn idle_for(&self) -> std::time::Duration {
+        self.last_used
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// Stops the owner after it saves its clock, and closes the stores.
+    pub async fn shutdown(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.commands.send(Command::Shutdown(tx)).await.is_ok() {
+            let _ = rx.await;
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! One sandbox: its owner task, which alone holds the clock, the queue and the stores' writers,
+//! and the handle everyone else talks to it through.
+//!
+//! The owner runs one thing at a time: a command from outside (a request, a clock control) or a
+//! due step. In live mode it sleeps until the wall clock reaches the next step's virtual time;
+//! before any command it first runs everything that became due, so a command always lands
+//! between two steps at a well-defined virtual time.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::json;
+use sqlx::sqlite::SqlitePool;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use uuid::Uuid;
+
+use super::broker;
+use super::error::LabError;
+use super::invariants::{self, Promises};
+use super::jobs::Job;
+use super::natural;
+use super::network::{NetStep, Network};
+use super::payments::{ledger, ApiReply, TransferRequest};
+use super::pipeline::{self, Pipeline};
+use super::sim::{NewEvent, Sim, SimCounters};
+use super::store::{StoreName, Stores, SNAPSHOT_ROWS};
+use super::world::{LabWorld, Step};
+use crate::domain::clock::START_MS;
+use crate::domain::generals::Generals;
+use crate::domain::natural::{NaturalOp, NaturalReport};
+use crate::domain::phone::AppSignal;
+use crate::domain::pipeline::Consumer;
+use crate::domain::run::{Input, Run, RunInput};
+use crate::domain::scenario::Preset;
+use crate::domain::{
+    Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, Layer, Outcome, Safeguard,
+    Safeguards, SandboxState, TimelineEvent,
+};
+
+mod events;
+mod handle;
+mod inputs;
+mod live_clock;
+mod owner;
+mod persist;
+mod rerun;
+mod snapshot;
+
+use live_clock::{mode_id, sleep_until};
+
+/// How many timeline events a slow stream may fall behind before it re-reads from the store.
+const EVENT_BUFFER: usize = 256;
+
+/// How many commands may wait for the owner.
+const COMMAND_QUEUE: usize = 64;
+
+enum Command {
+    Clock(
+        Vec<ClockCommand>,
+        oneshot::Sender<Result<ClockState, LabError>>,
+    ),
+    Safeguards(
+        serde_json::Value,
+        oneshot::Sender<Result<Safeguards, LabError>>,
+    ),
+    Faults(serde_json::Value, oneshot::Sender<Result<Faults, LabError>>),
+    Reset(oneshot::Sender<Result<(), LabError>>),
+    Scenario(Box<Preset>, oneshot::Sender<Result<(), LabError>>),
+    Generals(i64, oneshot::Sender<Result<Generals, LabError>>),
+    Natural(
+        NaturalOp,
+        i64,
+        oneshot::Sender<Result<NaturalReport, LabError>>,
+    ),
+    State(i64, oneshot::Sender<Result<SandboxState, LabError>>),
+    Transfer(TransferRequest, oneshot::Sender<ApiReply>),
+    App(AppSignal, oneshot::Sender<Result<(), LabError>>),
+    StepTimes(oneshot::Sender<Result<Vec<StepTime>, LabError>>),
+    ExportRun(oneshot::Sender<Result<Run, LabError>>),
+    Rerun(Box<Run>, oneshot::Sender<Result<Run, LabError>>),
+    RerunTo(
+        Box<Run>,
+        i64,
+        i64,
+        oneshot::Sender<Result<SandboxState, LabError>>,
+    ),
+    Replay(
+        Consumer,
+        i64,
+        oneshot::Sender<Result<Vec<(i64, i64)>, LabError>>,
+    ),
+    Check(oneshot::Sender<Result<invariants::Report, LabError>>),
+    Shutdown(oneshot::Sender<()>),
+}
+
+/// Where a sandbox's time went, per kind of work, since it was opened.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepTime {
+    pub name: &'static str,
+    pub count: u64,
+    pub total: std::time::Duration,
+}
+
+/// How the rest of the server reaches a sandbox. Cheap to clone.
+#[derive(Clone)]
+pub struct SandboxHandle {
+    pub id: Uuid,
+    commands: mpsc::Sender<Command>,
+    events: broadcast::Sender<Arc<TimelineEvent>>,
+    clock: watch::Receiver<ClockState>,
+    log: SqlitePool,
+    last_used: Arc<Mutex<Instant>>,
+}
+
+/// A row of the event log as stored.
+#[derive(sqlx::FromRow)]
+struct EventRow {
+    id: i64,
+    at_ms: i64,
+    layer: String,
+    kind: String,
+    correlation: Option<String>,
+    outcome: String,
+    details: String,
+}
+
+/// The owner task's state.
+struct Owner {
+    id: Uuid,
+    seed: u64,
+    sim: Sim<Step>,
+    world: LabWorld,
+    mode: ClockMode,
+    speed: f64,
+    /// In live mode: the wall instant and the virtual time it corresponds to.
+    anchor: Option<live_clock::LiveClock>,
+    events: broadcast::Sender<Arc<TimelineEvent>>,
+    clock: watch::Sender<ClockState>,
+    step_times: std::collections::HashMap<&'static str, StepTime>,
+    /// The id of the newest event in the log.
+    last_event: i64,
+    /// While rebuilding the past (rewind): stop running steps once this event is logged.
+    stop_at: Option<i64>,
+    /// What the invariants may hold the sandbox to, given its safeguards since the last reset.
+    promises: Promises,
+    /// Check the invariants after every step and command (see `server::invariants`).
+    check_every_step: bool,
+}
+
+/// Makes a new sandbox in `dir` (which must not hold one yet) and starts its owner.
+pub async fn create(
+    dir: &Path,
+    id: Uuid,
+    seed: u64,
+    mode: ClockMode,
+) -> Result<SandboxHandle, LabError> {
+    tokio::fs::create_dir_all(dir).await?;
+    let stores = Stores::open(dir).await?;
+    stores.reset_services().await?;
+    let safeguards = Safeguards::default();
+    let faults = Faults::default();
+    let counters = Sim::<Step>::new(START_MS, seed).counters();
+    sqlx::query(
+        "INSERT INTO sandbox (id, sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults)
+         VALUES (1, ?1, ?2, ?3, ?4, ?5, 1.0, 0, 0, ?6, ?7)",
+    )
+    .bind(id.to_string())
+    .bind(seed as i64)
+    .bind(counters.rng_state as i64)
+    .bind(counters.now_ms)
+    .bind(mode_id(mode))
+    .bind(serde_json::to_string(&safeguards).expect("safeguards serialise"))
+    .bind(serde_json::to_string(&faults).expect("faults serialise"))
+    .execute(stores.pool(StoreName::Lab))
+    .await?;
+    let handle = start(dir, stores).await?;
+    Ok(handle)
+}
+
+/// Opens a sandbox saved in `dir` and starts its owner. The clock resumes where it was saved;
+/// work that was in flight when the server stopped is gone, as after a crash.
+pub async fn open(dir: &Path) -> Result<SandboxHandle, LabError> {
+    if !dir.join(format!("{}.sqlite", StoreName::Lab.id())).exists() {
+        return Err(LabError::NotFound);
+    }
+    let stores = Stores::open(dir).await?;
+    start(dir, stores).await
+}
+
+async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
+    type Row = (String, i64, i64, i64, String, f64, i64, i64, String, String);
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults
+         FROM sandbox WHERE id = 1",
+    )
+    .fetch_optional(stores.pool(StoreName::Lab))
+    .await?;
+    let Some((
+        sandbox_id,
+        seed,
+        rng_state,
+        now_ms,
+        mode,
+        speed,
+        seq,
+        steps_run,
+        safeguards,
+        faults,
+    )) = row
+    else {
+        stores.close().await;
+        return Err(LabError::NotFound);
+    };
+    let id = Uuid::parse_str(&sandbox_id).map_err(|_| LabError::NotFound)?;
+    let fresh = steps_run == 0 && seq == 0;
+    let mut sim = Sim::resume(SimCounters {
+        now_ms,
+        seq: seq as u64,
+        steps_run: steps_run as u64,
+        rng_state: rng_state as u64,
+    });
+    for (at, step) in LabWorld::standing_steps(now_ms) {
+        sim.schedule_at(at, step);
+    }
+    // Each claim's recovery check lived in the queue, which a restart empties: arm one again
+    // for every key still in progress (one per claim time), so none stays stuck.
+    let claims: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT updated_ms FROM idempotency_keys WHERE status = ?1
+         ORDER BY updated_ms",
+    )
+    .bind(crate::server::payments::idempotency::KeyStatus::InProgress)
+    .fetch_all(stores.pool(StoreName::Payments))
+    .await?;
+    for claimed in claims {
+        sim.schedule_at(Job::after_claim(claimed), Step::Job(Job::StuckRecovery));
+    }
+
+    let mode = if mode == "paused" {
+        ClockMode::Paused
+    } else {
+        ClockMode::Live
+    };
+    let promises = promises_since_reset(&stores).await?;
+    let log = stores.pool(StoreName::Lab).clone();
+    let last_event: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM events")
+        .fetch_one(&log)
+        .await?;
+    let (events, _) = broadcast::channel(EVENT_BUFFER);
+    let (clock_tx, clock_rx) = watch::channel(ClockState {
+        now_ms,
+        mode,
+        speed,
+        next_due_ms: sim.next_due(),
+    });
+    let mut owner = Owner {
+        id,
+        seed: seed as u64,
+        sim,
+        world: LabWorld {
+            stores,
+            safeguards: serde_json::from_str(&safeguards).unwrap_or_default(),
+            faults: serde_json::from_str(&faults).unwrap_or_default(),
+            net: Network::default(),
+            pipeline: Pipeline::default(),
+        },
+        mode,
+        speed,
+        anchor: (mode == ClockMode::Live)
+            .then(|| live_clock::LiveClock::new(Instant::now(), now_ms)),
+        events: events.clone(),
+        clock: clock_tx,
+        step_times: Default::default(),
+        last_event,
+        stop_at: None,
+        promises,
+        check_every_step: invariants::every_step(),
+    };
+    // The pipeline's processes start with the sandbox and pick up whatever was left undone.
+    for step in pipeline::pending(&owner.world).await? {
+        owner.sim.schedule_at(now_ms, step);
+        owner.report_clock();
+    }
+    if fresh {
+        owner
+            .publish(vec![owner.lab_event(
+                EventKind::SandboxCreated,
+                json!({"seed": owner.seed}),
+            )])
+            .await?;
+        owner.save().await?;
+    }
+    let (commands, rx) = mpsc::channel(COMMAND_QUEUE);
+    let dir: PathBuf = dir.to_path_buf();
+    tokio::spawn(async move {
+        if let Err(e) = owner.run(rx).await {
+            tracing::error!(sandbox = %owner.id, dir = %dir.display(), "sandbox owner stopped: {e}");
+        }
+        owner.world.stores.close().await;
+    });
+    Ok(SandboxHandle {
+        id,
+        commands,
+        events,
+        clock: clock_rx,
+        log,
+        last_used: Arc::new(Mutex::new(Instant::now())),
+    })
+}
+
+/// The promises still standing, from the safeguard changes recorded since the last reset (the
+/// inputs table is emptied on reset, so it holds exactly those).
+async fn promises_since_reset(stores: &Stores) -> Result<Promises, LabError> {
+    let changes: Vec<String> = sqlx::query_scalar(
+        "SELECT input FROM inputs WHERE input LIKE '{\"safeguards\":%' ORDER BY id",
+    )
+    .fetch_all(stores.pool(StoreName::Lab))
+    .await?;
+    let mut guards = Safeguards::default();
+    let mut promises = Promises::all();
+    for change in changes {
+        let Ok(input) = serde_json::from_str::<serde_json::Value>(&change) else {
+            continue;
+        };
+        if let Ok(next) = guards.patched(&input["safeguards"]) {
+            guards = next;
+            promises = promises.after(&guards);
+        }
+    }
+    Ok(promises)
+}

@@ -1,0 +1,171 @@
+//! The owner task's loop: commands in, due steps run in order between them, each step's events
+//! stored and published before the next runs, the invariants checked when asked, and how long each
+//! kind of step takes.
+
+use super::*;
+
+impl Owner {
+    pub(super) async fn run(&mut self, mut rx: mpsc::Receiver<Command>) -> Result<(), LabError> {
+        loop {
+            let wake = self.next_wake();
+            let command = tokio::select! {
+                c = rx.recv() => c,
+                _ = sleep_until(wake), if wake.is_some() => {
+                    self.catch_up().await?;
+                    continue;
+                }
+            };
+            let Some(command) = command else {
+                self.save().await?;
+                return Ok(());
+            };
+            self.catch_up().await?;
+            match command {
+                Command::Clock(cmds, reply) => {
+                    let r = self.clock_commands(cmds).await;
+                    let _ = reply.send(r);
+                }
+                Command::Safeguards(body, reply) => {
+                    let r = self.set_safeguards(body).await;
+                    let _ = reply.send(r);
+                }
+                Command::Faults(body, reply) => {
+                    let r = self.set_faults(body).await;
+                    let _ = reply.send(r);
+                }
+                Command::Reset(reply) => {
+                    let r = self.reset().await;
+                    let _ = reply.send(r);
+                }
+                Command::Scenario(preset, reply) => {
+                    let r = self.load_scenario(*preset).await;
+                    let _ = reply.send(r);
+                }
+                Command::Generals(loss_pct, reply) => {
+                    let r = self.generals(loss_pct).await;
+                    let _ = reply.send(r);
+                }
+                Command::Natural(op, times, reply) => {
+                    let r = self.natural(op, times).await;
+                    let _ = reply.send(r);
+                }
+                Command::State(rows, reply) => {
+                    let r = self.state(rows).await;
+                    let _ = reply.send(r);
+                }
+                Command::Replay(consumer, seconds_ago, reply) => {
+                    let r = self.replay(consumer, seconds_ago).await;
+                    let _ = reply.send(r);
+                }
+                Command::ExportRun(reply) => {
+                    let r = self.export_run().await;
+                    let _ = reply.send(r);
+                }
+                Command::Rerun(run, reply) => {
+                    let r = self.rerun(*run).await;
+                    let _ = reply.send(r);
+                }
+                Command::RerunTo(run, event_id, rows, reply) => {
+                    let r = match self.replay_inputs(*run, Some(event_id)).await {
+                        Ok(true) => self.state_at_event(event_id, rows).await,
+                        Ok(false) => Err(LabError::RunDiverged(format!(
+                            "the run ended before event {event_id}"
+                        ))),
+                        Err(e) => Err(e),
+                    };
+                    let _ = reply.send(r);
+                }
+                Command::StepTimes(reply) => {
+                    let mut times: Vec<StepTime> = self.step_times.values().cloned().collect();
+                    times.sort_by_key(|t| std::cmp::Reverse(t.total));
+                    let _ = reply.send(Ok(times));
+                }
+                Command::App(signal, reply) => {
+                    let r = self.app_signal(signal).await;
+                    let _ = reply.send(r);
+                }
+                Command::Transfer(request, reply) => {
+                    // On failure the reply is dropped and the caller hears the sandbox is
+                    // unavailable; the error itself goes to the log.
+                    if let Err(e) = self.accept_transfer(request, reply).await {
+                        tracing::error!(sandbox = %self.id, "a transfer could not be accepted: {e}");
+                    }
+                }
+                Command::Check(reply) => {
+                    let r = invariants::check(&self.world.stores, self.promises).await;
+                    let _ = reply.send(r.map_err(LabError::from));
+                }
+                Command::Shutdown(reply) => {
+                    self.save().await?;
+                    let _ = reply.send(());
+                    return Ok(());
+                }
+            }
+            self.verify("a command").await?;
+        }
+    }
+
+    /// In checked builds, stops the process at the first broken invariant: a breach must fail
+    /// the run that caused it, loudly, with the seed that reproduces it.
+    pub(super) async fn verify(&self, after: &str) -> Result<(), LabError> {
+        if !self.check_every_step {
+            return Ok(());
+        }
+        let report = invariants::check(&self.world.stores, self.promises).await?;
+        if !report.ok {
+            let breaches: Vec<String> = report.violations.iter().map(|v| v.to_string()).collect();
+            let message = format!(
+                "invariant violated in sandbox {} (seed {}) after {after} at {} ms: {}",
+                self.id,
+                self.seed,
+                self.sim.now(),
+                breaches.join("; ")
+            );
+            tracing::error!("{message}");
+            eprintln!("{message}");
+            std::process::abort();
+        }
+        Ok(())
+    }
+
+    /// Runs due steps in order, at most `max` of them, each one's events stored and published
+    /// before the next runs. Returns how many ran.
+    pub(super) async fn run_until(
+        &mut self,
+        until: Option<i64>,
+        max: usize,
+    ) -> Result<usize, LabError> {
+        let mut ran = 0;
+        while ran < max {
+            let started = Instant::now();
+            let Some(step) = self.sim.run_next(&mut self.world, until).await else {
+                break;
+            };
+            self.note_time(step.name, started);
+            ran += 1;
+            if let Err(e) = step.result {
+                // A failing store is a broken sandbox, not a lesson: say so and stop.
+                tracing::error!(sandbox = %self.id, "step failed at {}: {e}", step.at_ms);
+                return Err(LabError::Store(e));
+            }
+            let started = Instant::now();
+            self.publish(step.events).await?;
+            self.note_time("event log: store and broadcast", started);
+            self.verify(step.name).await?;
+            // A rewind stops the moment the event it wants is in the log.
+            if self.reached_stop() {
+                break;
+            }
+        }
+        Ok(ran)
+    }
+
+    pub(super) fn note_time(&mut self, name: &'static str, started: Instant) {
+        let t = self.step_times.entry(name).or_insert_with(|| StepTime {
+            name,
+            ..StepTime::default()
+        });
+        t.count += 1;
+        t.total += started.elapsed();
+    }
+}

@@ -1,0 +1,32 @@
+//! The state snapshot: the clock, the settings, the balances, every table (cut to the newest rows)
+//! and the damage meter, as `GET …/state` answers it.
+
+use super::*;
+
+impl Owner {
+    pub(super) async fn state(&mut self, rows: i64) -> Result<SandboxState, LabError> {
+        let stores = &self.world.stores;
+        let payments =
+            ledger::balances(&mut *stores.pool(StoreName::Payments).acquire().await?).await?;
+        let wallet: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT w.user_id, w.opening_balance + COALESCE(SUM(c.amount), 0)
+             FROM wallets w LEFT JOIN credits c ON c.user_id = w.user_id
+             GROUP BY w.user_id ORDER BY w.user_id",
+        )
+        .fetch_all(stores.pool(StoreName::Wallet))
+        .await?;
+        Ok(SandboxState {
+            id: self.id.to_string(),
+            seed: self.seed,
+            clock: self.clock_state(),
+            safeguards: self.world.safeguards.clone(),
+            faults: self.world.faults.clone(),
+            balances: Balances {
+                payments: payments.into_iter().collect(),
+                wallet: wallet.into_iter().collect(),
+            },
+            tables: stores.snapshot(rows).await?,
+            damage: crate::server::damage::measure(stores).await?,
+        })
+    }
+}
