@@ -54,6 +54,17 @@ impl FieldError {
 }
 
 /// Parses a JSON body that must be an object, naming the problem when it is not.
+/// A typed number's digits as ASCII: Bangla digits (০–৯) become 0–9, everything else stays,
+/// for the parsers of amounts, quiz answers and calculator fields to read either script.
+pub fn ascii_digits(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '০'..='৯' => char::from(b'0' + (c as u32 - '০' as u32) as u8),
+            _ => c,
+        })
+        .collect()
+}
+
 pub fn expect_object(
     body: &serde_json::Value,
 ) -> Result<&serde_json::Map<String, serde_json::Value>, FieldError> {

@@ -175,13 +175,9 @@ pub fn parse_amount(text: &str) -> Result<i64, AmountError> {
     if t.is_empty() {
         return Err(AmountError::Empty);
     }
-    let ascii: String = t
+    let ascii: String = super::ascii_digits(t)
         .chars()
         .filter(|c| *c != ',')
-        .map(|c| match c {
-            '০'..='৯' => char::from_u32('0' as u32 + (c as u32 - '০' as u32)).unwrap_or(c),
-            _ => c,
-        })
         .collect();
     let n: i64 = ascii.parse().map_err(|_| AmountError::NotWhole)?;
     if n < 1 {

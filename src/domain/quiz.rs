@@ -105,11 +105,6 @@ pub fn for_chapter(chapter: u8) -> Option<&'static Question> {
     QUESTIONS.iter().find(|q| q.chapter == chapter)
 }
 
-/// A question by id.
-pub fn question(id: &str) -> Option<&'static Question> {
-    QUESTIONS.iter().find(|q| q.id == id)
-}
-
 use Kind::*;
 use Variant::{Guarded as On, Unguarded as Off};
 
@@ -360,10 +355,9 @@ mod tests {
 /// `৳১,৫০০`. `None` for anything else.
 pub fn parse_whole(text: &str) -> Option<i64> {
     let mut digits = String::new();
-    for (i, c) in text.trim().chars().enumerate() {
+    for (i, c) in super::ascii_digits(text.trim()).chars().enumerate() {
         match c {
             '0'..='9' => digits.push(c),
-            '০'..='৯' => digits.push(char::from(b'0' + (c as u32 - '০' as u32) as u8)),
             ',' | ' ' | '_' => {}
             '৳' if i == 0 => {}
             '-' if i == 0 => digits.push('-'),

@@ -40,6 +40,16 @@ impl Variant {
             .find(|v| v.id() == id)
     }
 
+    /// A variant named in a body or a query, or the field error that says which names exist.
+    pub fn parse_id(id: &str) -> Result<Variant, FieldError> {
+        Variant::from_id(id).ok_or_else(|| {
+            FieldError::new(
+                "variant",
+                "expected \"guarded\", \"unguarded\" or (scenario 8) \"at_most_once\"",
+            )
+        })
+    }
+
     pub fn parse_body(body: &Value) -> Result<Variant, FieldError> {
         match body {
             Value::Null => Ok(Variant::Guarded),
@@ -52,13 +62,7 @@ impl Variant {
                 }
                 match map.get("variant") {
                     None => Ok(Variant::Guarded),
-                    Some(Value::String(s)) if Variant::from_id(s).is_some() => {
-                        Ok(Variant::from_id(s).expect("checked"))
-                    }
-                    Some(_) => Err(FieldError::new(
-                        "variant",
-                        "expected \"guarded\", \"unguarded\" or (scenario 8) \"at_most_once\"",
-                    )),
+                    Some(v) => Variant::parse_id(v.as_str().unwrap_or_default()),
                 }
             }
             _ => Err(FieldError::new("(body)", "expected a JSON object")),

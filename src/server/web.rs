@@ -12,7 +12,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use super::error::LabError;
 use super::lab::Lab;
 use crate::app::{shell, App};
-use crate::domain::scenario::{self, Preset, Variant};
+use crate::domain::scenario::{Preset, Variant};
 use crate::domain::{ClockMode, FieldError};
 
 /// What every handler and server function can reach.
@@ -77,24 +77,11 @@ impl Entrance {
         let Some(n) = self.scenario.as_deref() else {
             return Ok(None);
         };
-        let n = n
-            .trim()
-            .parse::<u8>()
-            .ok()
-            .filter(|n| scenario::SCENARIOS.contains(n))
-            .ok_or_else(|| LabError::UnknownScenario(n.to_owned()))?;
         let variant = match self.variant.as_deref() {
             None => Variant::Guarded,
-            Some(v) => Variant::from_id(v.trim()).ok_or_else(|| {
-                FieldError::new(
-                    "variant",
-                    "expected \"guarded\", \"unguarded\" or (scenario 8) \"at_most_once\"",
-                )
-            })?,
+            Some(v) => Variant::parse_id(v.trim())?,
         };
-        scenario::preset(n, variant)
-            .map(Some)
-            .ok_or(LabError::UnknownVariant(n, variant.id()))
+        super::api::preset_for(n.trim(), variant).map(Some)
     }
 }
 

@@ -14,14 +14,9 @@ use crate::domain::realworld::Place;
 
 /// Reads a typed number: ASCII or Bangla digits, commas and spaces ignored, one decimal point.
 fn parse_number(text: &str) -> Option<f64> {
-    let ascii: String = text
-        .trim()
+    let ascii: String = crate::domain::ascii_digits(text.trim())
         .chars()
         .filter(|c| !matches!(c, ',' | ' ' | '_'))
-        .map(|c| match c {
-            '০'..='৯' => char::from(b'0' + (c as u32 - '০' as u32) as u8),
-            _ => c,
-        })
         .collect();
     if ascii.is_empty() || !ascii.chars().all(|c| c.is_ascii_digit() || c == '.') {
         return None;
@@ -36,16 +31,12 @@ fn decimal(x: f64, decimals: usize) -> String {
     let text = format!("{x:.decimals$}");
     let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
     let frac = frac.trim_end_matches('0');
+    // `grouped` writes the whole part in the language's digits and grouping already.
     let int = grouped(int.parse::<i64>().unwrap_or(0), bn);
-    let out = if frac.is_empty() {
-        int
-    } else {
-        format!("{int}.{frac}")
-    };
-    if bn {
-        bn_digits(&out)
-    } else {
-        out
+    match (frac.is_empty(), bn) {
+        (true, _) => int,
+        (false, true) => format!("{int}.{}", bn_digits(frac)),
+        (false, false) => format!("{int}.{frac}"),
     }
 }
 

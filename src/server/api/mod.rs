@@ -293,17 +293,25 @@ async fn scenario(
         .find(|(name, _)| *name == "n")
         .map(|(_, value)| value.to_owned())
         .unwrap_or_default();
-    let preset = (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| n.parse::<u8>().ok())
-        .flatten()
-        .filter(|n| scenario::SCENARIOS.contains(n))
-        .ok_or_else(|| LabError::UnknownScenario(n.clone()))?;
+    // An unknown scenario is refused before the body is read, as a missing one would be.
+    preset_for(&n, scenario::Variant::Guarded)?;
     let variant = scenario::Variant::parse_body(&json_body(body, true)?)?;
-    let preset =
-        scenario::preset(preset, variant).ok_or(LabError::UnknownVariant(preset, variant.id()))?;
+    let preset = preset_for(&n, variant)?;
     let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
     sandbox.load_scenario(preset).await?;
     Ok(Json(answer))
+}
+
+/// Scenario `n` (as the path or a query spells it) in `variant`: an unknown scenario, or a
+/// variant the scenario does not have, is 404 `unknown-scenario`. The preset route and the
+/// lab's entrance (`/lab?scenario=N`) both read presets through it.
+pub fn preset_for(n: &str, variant: scenario::Variant) -> Result<scenario::Preset, LabError> {
+    let number = (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse::<u8>().ok())
+        .flatten()
+        .filter(|n| scenario::SCENARIOS.contains(n))
+        .ok_or_else(|| LabError::UnknownScenario(n.to_owned()))?;
+    scenario::preset(number, variant).ok_or(LabError::UnknownVariant(number, variant.id()))
 }
 
 /// `POST /api/measure/drop-vs-delete` `{"days"?, "rows_per_day"?}`: the partition-drop

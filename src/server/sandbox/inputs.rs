@@ -134,11 +134,7 @@ impl Owner {
             Input::Natural { op, times } => self.natural(op, times).await.map(|_| ()),
             // The reset and the settings around it are inputs of their own: this is the
             // timeline's mark.
-            scenario @ Input::Scenario { .. } => {
-                self.record_input(&scenario).await?;
-                let e = self.lab_event(EventKind::ScenarioLoaded, scenario_details(&scenario));
-                self.publish(vec![e]).await
-            }
+            Input::Scenario { n, variant } => self.mark_scenario(n, variant).await,
             Input::Clock(command) => self.clock_commands(vec![command]).await.map(|_| ()),
         }
     }
@@ -301,6 +297,21 @@ impl Owner {
         Ok(report)
     }
 
+    /// Records a loaded scenario as an input and puts its "scenario loaded" mark on the lab
+    /// lane: the same for a load and for its replay.
+    pub(super) async fn mark_scenario(
+        &mut self,
+        n: u8,
+        variant: crate::domain::scenario::Variant,
+    ) -> Result<(), LabError> {
+        self.record_input(&Input::Scenario { n, variant }).await?;
+        let e = self.lab_event(
+            EventKind::ScenarioLoaded,
+            json!({"n": n, "variant": variant.id()}),
+        );
+        self.publish(vec![e]).await
+    }
+
     /// A scenario's preset: a reset under the preset's seed, then a "scenario loaded" event and
     /// the preset's settings, each recorded as an input so a run replays them.
     pub(super) async fn load_scenario(&mut self, preset: Preset) -> Result<(), LabError> {
@@ -312,13 +323,7 @@ impl Owner {
             self.seed = preset.seed;
         }
         self.reset().await?;
-        let scenario = Input::Scenario {
-            n: preset.n,
-            variant: preset.variant,
-        };
-        self.record_input(&scenario).await?;
-        let e = self.lab_event(EventKind::ScenarioLoaded, scenario_details(&scenario));
-        self.publish(vec![e]).await?;
+        self.mark_scenario(preset.n, preset.variant).await?;
         if preset.safeguards.as_object().is_some_and(|m| !m.is_empty()) {
             self.set_safeguards(preset.safeguards).await?;
         }
@@ -332,13 +337,5 @@ impl Owner {
             .await?;
         }
         self.save().await
-    }
-}
-
-/// The "scenario loaded" event's details: the preset and its variant, as the run records them.
-fn scenario_details(input: &Input) -> serde_json::Value {
-    match input {
-        Input::Scenario { n, variant } => json!({"n": n, "variant": variant.id()}),
-        other => other.to_json(),
     }
 }
