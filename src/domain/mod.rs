@@ -15,6 +15,7 @@ pub mod glossary;
 pub mod layer;
 pub mod natural;
 pub mod phone;
+pub mod phone_app;
 pub mod pipeline;
 pub mod quiz;
 pub mod realworld;
