@@ -7,10 +7,11 @@
 
 use std::time::Instant;
 
+use pocketpay_lab::domain::transfer::IdempotencyKey;
 use pocketpay_lab::domain::{ClockCommand, ClockMode, TransferBody};
+use pocketpay_lab::server::calls::TransferRequest;
 use pocketpay_lab::server::config::Config;
-use pocketpay_lab::server::lab::Lab;
-use pocketpay_lab::server::payments::TransferRequest;
+use pocketpay_lab::server::sandboxes::Sandboxes;
 
 /// Transfers per run; each moves ৳1 of Shimul's ৳2,000.
 const N: usize = 1_000;
@@ -18,7 +19,7 @@ const N: usize = 1_000;
 #[tokio::main]
 async fn main() {
     let dir = tempfile::tempdir().unwrap();
-    let lab = Lab::start(Config {
+    let lab = Sandboxes::start(Config {
         data_dir: dir.path().to_path_buf(),
         ..Config::default()
     })
@@ -29,7 +30,7 @@ async fn main() {
     for i in 0..N {
         let request = TransferRequest::new(
             "shimul",
-            format!("bench-{i}"),
+            IdempotencyKey::parse(Some(&format!("bench-{i}"))).expect("a valid key"),
             TransferBody {
                 to: "tithi".into(),
                 amount: 1,

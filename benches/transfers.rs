@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use pocketpay_lab::domain::clock::START_MS;
 use pocketpay_lab::domain::{ClockMode, TransferBody};
 use pocketpay_lab::server::config::Config;
-use pocketpay_lab::server::lab::Lab;
 use pocketpay_lab::server::payments::{idempotency, ledger};
+use pocketpay_lab::server::sandboxes::Sandboxes;
 use pocketpay_lab::server::store::{StoreName, Stores};
 use serde_json::json;
 
@@ -23,7 +23,7 @@ const CONCURRENCY: usize = 8;
 #[tokio::main]
 async fn main() {
     let dir = tempfile::tempdir().unwrap();
-    let lab = Lab::start(Config {
+    let lab = Sandboxes::start(Config {
         data_dir: dir.path().to_path_buf(),
         // The benchmark is the one client that may go as fast as it can.
         rate_per_sec: 1e9,
@@ -108,7 +108,7 @@ async fn raw_transactions(dir: &std::path::Path) -> f64 {
     rate
 }
 
-async fn fast_sandbox(lab: &Lab, guards_on: bool) -> String {
+async fn fast_sandbox(lab: &Sandboxes, guards_on: bool) -> String {
     let sandbox = lab.create(Some(1), ClockMode::Live).await.unwrap();
     sandbox
         .set_faults(json!({"latency_ms": 0, "gateway_latency_ms": 0}))

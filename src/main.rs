@@ -5,7 +5,7 @@
 #[tokio::main]
 async fn main() {
     use leptos::prelude::get_configuration;
-    use pocketpay_lab::server::{config::Config, lab::Lab, web};
+    use pocketpay_lab::server::{config::Config, sandboxes::Sandboxes, web};
     use tracing_subscriber::EnvFilter;
 
     tracing_subscriber::fmt()
@@ -24,8 +24,8 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let lab = match Lab::start(config.clone()).await {
-        Ok(lab) => lab,
+    let sandboxes = match Sandboxes::start(config.clone()).await {
+        Ok(sandboxes) => sandboxes,
         Err(e) => {
             eprintln!(
                 "cannot use the data folder {}: {e}",
@@ -34,7 +34,7 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let app = web::app(options, lab.clone());
+    let app = web::app(options, sandboxes.clone());
     let listener = match tokio::net::TcpListener::bind(&addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -46,7 +46,7 @@ async fn main() {
     tracing::info!(data = %config.data_dir.display(), "PocketPay Idempotency Lab listening on http://{local}/lab");
     println!("PocketPay Idempotency Lab: http://{local}/lab");
 
-    let stopping = lab.clone();
+    let stopping = sandboxes.clone();
     let served = axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
@@ -55,7 +55,7 @@ async fn main() {
             stopping.shutdown().await;
         })
         .await;
-    lab.shutdown().await;
+    sandboxes.shutdown().await;
     if let Err(e) = served {
         eprintln!("server error: {e}");
         std::process::exit(1);

@@ -9,7 +9,7 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use axum::Router;
 use leptos::prelude::LeptosOptions;
-use pocketpay_lab::server::{config::Config, lab::Lab, web};
+use pocketpay_lab::server::{config::Config, sandboxes::Sandboxes, web};
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
@@ -45,7 +45,7 @@ impl Edge {
 
     async fn start_with(config: Config) -> Edge {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let lab = Lab::start(Config {
+        let lab = Sandboxes::start(Config {
             data_dir: dir.path().to_path_buf(),
             // The tests are the one client allowed to be fast.
             rate_per_sec: 1e9,

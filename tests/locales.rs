@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use pocketpay_lab::app::error::FnError;
 use pocketpay_lab::domain::course::CHAPTERS;
 use pocketpay_lab::domain::explain::STATUS_WORDS;
 use pocketpay_lab::domain::glossary::TERMS;
@@ -62,6 +63,7 @@ fn literal_ids() -> BTreeSet<String> {
                 "tr_args(\"",
                 "tr_count(\"",
                 "label=\"",
+                "Problem::Local(\"",
             ] {
                 for piece in text.split(opener).skip(1) {
                     if let Some(id) = piece.split('"').next() {
@@ -87,6 +89,8 @@ fn literal_ids() -> BTreeSet<String> {
 /// Every message id the code builds from an id of the shared vocabulary.
 fn built_ids() -> BTreeSet<String> {
     let mut ids = BTreeSet::new();
+    // Every kind of a server function's error has its sentence.
+    ids.extend(FnError::MESSAGE_IDS.iter().map(|id| id.to_string()));
     for s in Safeguard::ALL {
         ids.insert(format!("safeguard-{}-name", s.id()));
         ids.insert(format!("safeguard-{}-catches", s.id()));

@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
+use pocketpay_lab::domain::transfer::IdempotencyKey;
 use pocketpay_lab::domain::{ClockCommand, ClockMode, TransferBody};
+use pocketpay_lab::server::calls::TransferRequest;
 use pocketpay_lab::server::config::Config;
-use pocketpay_lab::server::lab::Lab;
-use pocketpay_lab::server::payments::TransferRequest;
+use pocketpay_lab::server::sandboxes::Sandboxes;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as RunnerConfig, TestRunner};
 use serde_json::json;
@@ -63,7 +64,7 @@ fn request(key: u8) -> TransferRequest {
     let amount = 100 * (key as i64 + 1);
     TransferRequest::new(
         "shimul",
-        format!("key-{key}"),
+        IdempotencyKey::parse(Some(&format!("key-{key}"))).expect("a valid key"),
         TransferBody {
             to: "tithi".into(),
             amount,
@@ -72,7 +73,7 @@ fn request(key: u8) -> TransferRequest {
     )
 }
 
-async fn run_script(lab: &Lab, seed: u64, ops: Vec<Op>) -> Result<(), TestCaseError> {
+async fn run_script(lab: &Sandboxes, seed: u64, ops: Vec<Op>) -> Result<(), TestCaseError> {
     let sandbox = lab.create(Some(seed), ClockMode::Paused).await.unwrap();
     let mut answers = Vec::new();
     for op in ops {
@@ -202,7 +203,7 @@ fn with_every_guard_on_every_intent_is_debited_credited_and_texted_exactly_once(
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let lab = rt
-        .block_on(Lab::start(Config {
+        .block_on(Sandboxes::start(Config {
             data_dir: dir.path().to_path_buf(),
             ..Config::default()
         }))

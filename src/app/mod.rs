@@ -1,6 +1,7 @@
 //! The UI: the page shell, the router, and one folder of components per screen.
 
 pub mod course;
+pub mod error;
 mod format;
 mod home;
 pub mod i18n;

@@ -5,6 +5,8 @@
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
+use crate::app::error::FnError;
+
 #[cfg(feature = "hydrate")]
 use crate::app::lab::import_run;
 #[cfg(feature = "hydrate")]
@@ -21,7 +23,9 @@ enum Outcome {
         expected: String,
         got: String,
     },
-    Failed(String),
+    /// The link holds no run this page can read.
+    Unreadable,
+    Failed(FnError),
 }
 
 #[component]
@@ -36,7 +40,7 @@ pub fn RunPage() -> impl IntoView {
         let run: Run = match serde_json::from_str(&json) {
             Ok(run) => run,
             Err(_) => {
-                outcome.set(Outcome::Failed(tr!("run-link-unreadable")));
+                outcome.set(Outcome::Unreadable);
                 return;
             }
         };
@@ -49,7 +53,7 @@ pub fn RunPage() -> impl IntoView {
                     expected,
                     got,
                 },
-                Err(e) => Outcome::Failed(crate::app::lab::server_error_text(&e.to_string())),
+                Err(e) => Outcome::Failed(e),
             });
         });
     });
@@ -61,7 +65,7 @@ pub fn RunPage() -> impl IntoView {
                 Outcome::Replaying => "replaying",
                 Outcome::Done { ref expected, ref got, .. } if expected == got => "same",
                 Outcome::Done { .. } => "different",
-                Outcome::Failed(_) => "failed",
+                Outcome::Unreadable | Outcome::Failed(_) => "failed",
             }>
                 {move || match outcome.get() {
                     Outcome::Reading | Outcome::Replaying => view! {
@@ -81,7 +85,8 @@ pub fn RunPage() -> impl IntoView {
                             <a class="button primary" data-testid="open-replay" href=format!("/lab/{sandbox}") rel="external">{move || tr!("run-page-open")}</a>
                         }.into_any()
                     }
-                    Outcome::Failed(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+                    Outcome::Unreadable => view! { <p class="error" role="alert">{move || tr!("run-link-unreadable")}</p> }.into_any(),
+                    Outcome::Failed(e) => view! { <p class="error" role="alert">{move || e.text()}</p> }.into_any(),
                 }}
             </div>
         </section>

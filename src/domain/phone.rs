@@ -236,7 +236,7 @@ impl AppSignal {
             AppSignal::TapIgnored { key } => key.as_deref(),
         };
         if let Some(k) = key {
-            super::transfer::parse_idempotency_key(Some(k))
+            super::transfer::IdempotencyKey::parse(Some(k))
                 .map_err(|e| super::FieldError::new("key", e.message))?;
         }
         Ok(signal)

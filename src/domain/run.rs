@@ -1,11 +1,11 @@
-//! A run: a seed plus the timed inputs that drove a sandbox. Replaying it in a new sandbox gives
+//! A run: a seed plus the timed inputs that drove a sandbox. Rerunning it in a new sandbox gives
 //! the same timeline, which `log_hash` lets anyone check.
 
 use serde::{Deserialize, Serialize};
 
 use super::phone::AppSignal;
 use super::pipeline::Consumer;
-use super::transfer::{parse_idempotency_key, USERS};
+use super::transfer::{IdempotencyKey, USERS};
 use super::{expect_object, int_in, ClockCommand, Faults, FieldError, Safeguards, TransferBody};
 
 /// One outside input, where it arrived: the virtual time and how many steps had run before it.
@@ -21,7 +21,7 @@ pub struct RunInput {
     pub input: serde_json::Value,
 }
 
-/// Everything needed to run a sandbox again: `GET …/run` gives it, `POST /api/runs` replays it.
+/// Everything needed to run a sandbox again: `GET …/run` gives it, `POST /api/runs` reruns it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -32,19 +32,19 @@ pub struct Run {
     pub end_ms: i64,
     pub end_steps: u64,
     /// SHA-256 of the event log (every event's time, lane, kind, correlation, outcome and
-    /// details, in order). Ignored on import; the replay reports its own.
+    /// details, in order). Ignored on import; the rerun reports its own.
     #[serde(default)]
     pub log_hash: String,
 }
 
-/// The latest virtual time a run may reach: a year after the lesson's start. Replaying a run
+/// The latest virtual time a run may reach: a year after the lesson's start. Rerunning a run
 /// runs every job due on its way, so this bounds the work one import can ask for.
 pub const MAX_RUN_MS: i64 = super::clock::START_MS + 366 * super::clock::DAY_MS;
 
 impl Run {
     /// Checks each input is one the API itself would have taken, in the shape the sandbox
     /// records it, and that every time lies between the lesson's start and [`MAX_RUN_MS`].
-    /// Whether the inputs fit together (in order, at steps that happened) is the replay's
+    /// Whether the inputs fit together (in order, at steps that happened) is the rerun's
     /// question: it answers `run-diverged`.
     pub fn check(&self) -> Result<(), FieldError> {
         let time = |field: String, ms: i64| {
@@ -70,16 +70,16 @@ impl Run {
     }
 }
 
-/// One outside input, as a run records it and a replay applies it (`RunInput::input` is its
-/// JSON). The sandbox records only this type and a replay matches on it, so no kind of input
-/// can be recorded that a replay does not apply.
+/// One outside input, as a run records it and a rerun applies it (`RunInput::input` is its
+/// JSON). The sandbox records only this type and a rerun matches on it, so no kind of input
+/// can be recorded that a rerun does not apply.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Input {
     /// A transfer as the payment API received it (the answer is the steps', not an input).
     Transfer {
         user: String,
-        key: String,
+        key: IdempotencyKey,
         intent: String,
         body: TransferBody,
     },
@@ -237,9 +237,9 @@ fn check_transfer(t: &serde_json::Value) -> Result<(), FieldError> {
     if !USERS.contains(&user) {
         return Err(FieldError::new("user", format!("no user called {user:?}")));
     }
-    parse_idempotency_key(Some(text("key")?)).map_err(|e| FieldError::new("key", e.message))?;
+    IdempotencyKey::parse(Some(text("key")?)).map_err(|e| FieldError::new("key", e.message))?;
     // The intent is a Lab-Intent UUID or, without one, the key itself.
-    parse_idempotency_key(Some(text("intent")?))
+    IdempotencyKey::parse(Some(text("intent")?))
         .map_err(|e| FieldError::new("intent", e.message))?;
     let body = map
         .get("body")

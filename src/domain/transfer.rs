@@ -35,20 +35,53 @@ pub fn user_from_authorization(header: Option<&str>) -> Option<&'static str> {
     USERS.into_iter().find(|u| *u == token)
 }
 
-/// Checks an Idempotency-Key: 1 to 255 printable ASCII characters.
-pub fn parse_idempotency_key(raw: Option<&str>) -> Result<String, FieldError> {
-    let field = "Idempotency-Key";
-    let key = raw.ok_or_else(|| FieldError::new(field, "the header is required"))?;
-    if key.is_empty() || key.len() > MAX_KEY_LEN {
-        return Err(FieldError::new(
-            field,
-            format!("must be 1 to {MAX_KEY_LEN} characters, not {}", key.len()),
-        ));
+/// An Idempotency-Key as the payment API accepts it: 1 to 255 printable ASCII characters. Made
+/// only by [`IdempotencyKey::parse`] (or by reading one back, which checks it the same way), so
+/// every key that reaches the API's steps and its stores has been checked.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    /// Checks the header's value (`None`: the header was missing).
+    pub fn parse(raw: Option<&str>) -> Result<IdempotencyKey, FieldError> {
+        let field = "Idempotency-Key";
+        let key = raw.ok_or_else(|| FieldError::new(field, "the header is required"))?;
+        if key.is_empty() || key.len() > MAX_KEY_LEN {
+            return Err(FieldError::new(
+                field,
+                format!("must be 1 to {MAX_KEY_LEN} characters, not {}", key.len()),
+            ));
+        }
+        if !key.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
+            return Err(FieldError::new(field, "must be printable ASCII"));
+        }
+        Ok(IdempotencyKey(key.to_owned()))
     }
-    if !key.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
-        return Err(FieldError::new(field, "must be printable ASCII"));
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
-    Ok(key.to_owned())
+}
+
+impl TryFrom<String> for IdempotencyKey {
+    type Error = FieldError;
+
+    fn try_from(key: String) -> Result<IdempotencyKey, FieldError> {
+        IdempotencyKey::parse(Some(&key))
+    }
+}
+
+impl From<IdempotencyKey> for String {
+    fn from(key: IdempotencyKey) -> String {
+        key.0
+    }
+}
+
+impl std::fmt::Display for IdempotencyKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// The body of `POST …/transfers`: `{"to": "tithi", "amount": 500}`.
@@ -145,9 +178,9 @@ mod tests {
 
     #[test]
     fn keys_are_1_to_255_printable_ascii() {
-        assert!(parse_idempotency_key(Some("a")).is_ok());
-        assert!(parse_idempotency_key(Some(&"k".repeat(255))).is_ok());
-        assert!(parse_idempotency_key(Some("7c0e2b1a-5f0e-4d6b-9a51-1c2d3e4f5a6b")).is_ok());
+        assert!(IdempotencyKey::parse(Some("a")).is_ok());
+        assert!(IdempotencyKey::parse(Some(&"k".repeat(255))).is_ok());
+        assert!(IdempotencyKey::parse(Some("7c0e2b1a-5f0e-4d6b-9a51-1c2d3e4f5a6b")).is_ok());
         for bad in [
             Some(""),
             Some(&*"k".repeat(256)),
@@ -156,7 +189,7 @@ mod tests {
             None,
         ] {
             assert_eq!(
-                parse_idempotency_key(bad).unwrap_err().field,
+                IdempotencyKey::parse(bad).unwrap_err().field,
                 "Idempotency-Key",
                 "{bad:?}"
             );

@@ -9,10 +9,11 @@
 
 use uuid::Uuid;
 
+use super::calls::TransferRequest;
 use super::error::LabError;
-use super::payments::TransferRequest;
 use super::sandbox::SandboxHandle;
 use crate::domain::phone::{Answer, Attack, AttackAnswer};
+use crate::domain::transfer::IdempotencyKey;
 use crate::domain::{ClockCommand, ClockMode, TransferBody};
 
 /// How far apart the race's two requests are at most, virtual milliseconds.
@@ -21,7 +22,7 @@ pub const RACE_GAP_MS: i64 = 50;
 fn request(key: &str, amount: i64, intent: &str) -> TransferRequest {
     TransferRequest::new(
         "shimul",
-        key.to_owned(),
+        IdempotencyKey::parse(Some(key)).expect("the attacks' keys are UUIDs"),
         TransferBody {
             to: "tithi".to_owned(),
             amount,
@@ -30,7 +31,7 @@ fn request(key: &str, amount: i64, intent: &str) -> TransferRequest {
     )
 }
 
-fn answer(amount: i64, at_ms: i64, reply: super::payments::ApiReply) -> AttackAnswer {
+fn answer(amount: i64, at_ms: i64, reply: super::calls::ApiReply) -> AttackAnswer {
     AttackAnswer {
         amount,
         at_ms,

@@ -5,10 +5,11 @@
 
 use serde_json::json;
 
+use super::broker;
+use super::payments::recovery;
 use super::sim::Cx;
 use super::store::StoreName;
 use super::world::{LabWorld, Step};
-use super::{broker, payments};
 use crate::domain::clock::{DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS};
 use crate::domain::{EventKind, Layer, Outcome, Safeguard};
 
@@ -60,7 +61,7 @@ impl Job {
 
     /// When recovery must look at a key claimed at `claimed_ms`: just past its 60 s.
     pub fn after_claim(claimed_ms: i64) -> i64 {
-        claimed_ms + payments::STUCK_AFTER_MS + SECOND_MS
+        claimed_ms + recovery::STUCK_AFTER_MS + SECOND_MS
     }
 }
 
@@ -69,8 +70,8 @@ pub async fn run(job: Job, world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
     let now = cx.now();
     let stores = &world.stores;
     match job {
-        Job::StuckRecovery => payments::recover_stuck(world, cx).await?,
-        Job::PartitionDrop => payments::drop_old_partitions(world, cx).await?,
+        Job::StuckRecovery => recovery::recover_stuck(world, cx).await?,
+        Job::PartitionDrop => recovery::drop_old_partitions(world, cx).await?,
         Job::InboxCleaner => {
             let hours = world.safeguards.hours(Safeguard::InboxWindowHours);
             let cutoff = now - hours * HOUR_MS;

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use super::payments::{ApiReply, ApiStep, Attempt, Req};
+use super::calls::{ApiReply, ApiStep, Attempt, Req};
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
 use crate::domain::{EventKind, Layer, Outcome};
@@ -121,7 +121,7 @@ pub async fn run(
     let latency = world.faults.latency_ms;
     match step {
         NetStep::Send { call, req } => {
-            let key = Some(req.key.clone());
+            let key = Some(req.key.to_string());
             cx.record(
                 Layer::App,
                 EventKind::RequestSent,
@@ -135,7 +135,7 @@ pub async fn run(
                 timeout,
                 Step::Net(NetStep::CallerTimeout {
                     call,
-                    key: req.key.clone(),
+                    key: req.key.to_string(),
                 }),
             );
             if lost(world.faults.request_loss_pct, cx) {
@@ -168,7 +168,7 @@ pub async fn run(
                 cx.record(
                     Layer::LoadBalancer,
                     EventKind::LbRetried,
-                    Some(req.key.clone()),
+                    Some(req.key.to_string()),
                     Outcome::Ok,
                     json!({"call": call, "attempt": attempt + 1, "after_ms": LB_UPSTREAM_TIMEOUT_MS}),
                 );
@@ -182,14 +182,14 @@ pub async fn run(
                 cx.record(
                     Layer::LoadBalancer,
                     EventKind::LbGaveUp,
-                    Some(req.key.clone()),
+                    Some(req.key.to_string()),
                     Outcome::Unknown,
                     json!({"call": call, "attempts": attempt}),
                 );
                 if let Some(c) = world.net.calls.get_mut(&call) {
                     c.lb_done = true;
                 }
-                respond(world, call, req.key.clone(), reply, cx);
+                respond(world, call, req.key.to_string(), reply, cx);
             }
         }
         NetStep::LbAnswer {
@@ -280,7 +280,7 @@ fn route(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut Cx<'_
         cx.record(
             Layer::LoadBalancer,
             EventKind::LbRouted,
-            Some(req.key.clone()),
+            Some(req.key.to_string()),
             Outcome::Ok,
             json!({"call": call, "instance": instance}),
         );

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 
 use super::error::LabError;
-use super::lab::Lab;
+use super::sandboxes::Sandboxes;
 use crate::app::{shell, App};
 use crate::domain::scenario::{Preset, Variant};
 use crate::domain::{ClockMode, FieldError};
@@ -19,7 +19,7 @@ use crate::domain::{ClockMode, FieldError};
 #[derive(Clone)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
-    pub lab: Lab,
+    pub sandboxes: Sandboxes,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -28,9 +28,9 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
-impl FromRef<AppState> for Lab {
+impl FromRef<AppState> for Sandboxes {
     fn from_ref(s: &AppState) -> Self {
-        s.lab.clone()
+        s.sandboxes.clone()
     }
 }
 
@@ -39,21 +39,31 @@ pub const SANDBOX_COOKIE: &str = "pocketpay_sandbox";
 
 /// Builds the application over a lab: the pages (SSR, server functions, static files) and the
 /// `/api` routes, every response with the security headers. `main.rs` serves it.
-pub fn app(leptos_options: LeptosOptions, lab: Lab) -> Router {
+pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
     let state = AppState {
         leptos_options,
-        lab: lab.clone(),
+        sandboxes: sandboxes.clone(),
     };
     let routes = generate_route_list(App);
     Router::new()
         .route("/lab", get(lab_entrance))
-        .leptos_routes(&state, routes, {
-            let options = state.leptos_options.clone();
-            move || shell(options.clone())
-        })
+        // Server functions and pages find the lab as a context of their own (`app::lab::lab`),
+        // so the UI needs nothing of this module.
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            {
+                let sandboxes = sandboxes.clone();
+                move || provide_context(sandboxes.clone())
+            },
+            {
+                let options = state.leptos_options.clone();
+                move || shell(options.clone())
+            },
+        )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .with_state(state)
-        .merge(super::api::router(&lab).with_state(lab.clone()))
+        .merge(super::api::router(&sandboxes).with_state(sandboxes.clone()))
         .layer(axum::middleware::map_response(security_headers))
 }
 
@@ -113,7 +123,7 @@ async fn lab_entrance(
         .unwrap_or_default();
     if seed.is_none() {
         if let Some(id) = cookie(&headers, SANDBOX_COOKIE) {
-            if let Ok(sandbox) = state.lab.get(&id).await {
+            if let Ok(sandbox) = state.sandboxes.get(&id).await {
                 if let Some(preset) = preset {
                     sandbox.load_scenario(preset).await?;
                 }
@@ -121,11 +131,11 @@ async fn lab_entrance(
             }
         }
     }
-    let sandbox = state.lab.create(seed, ClockMode::Live).await?;
+    let sandbox = state.sandboxes.create(seed, ClockMode::Live).await?;
     if let Some(preset) = preset {
         sandbox.load_scenario(preset).await?;
     }
-    let max_age = state.lab.config().sandbox_ttl.as_secs();
+    let max_age = state.sandboxes.config().sandbox_ttl.as_secs();
     let mut response = Redirect::to(&format!("/lab/{}{query}", sandbox.id)).into_response();
     response.headers_mut().insert(
         header::SET_COOKIE,

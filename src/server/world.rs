@@ -1,14 +1,15 @@
 //! The services of one sandbox as the scheduler sees them: the steps they run and the state they
 //! share (stores, safeguards, faults).
 
+use super::calls::ApiStep;
 use super::jobs::{self, Job};
 use super::network::{self, NetStep, Network};
-use super::payments::{self, ApiStep};
+use super::payments;
 use super::pipeline::{self, Pipeline};
-use super::sim::{Cx, World};
+use super::sim::{Cx, Rng, World};
 use super::store::Stores;
 use crate::domain::pipeline::Consumer;
-use crate::domain::{Faults, Safeguards};
+use crate::domain::{CrashMode, CrashPoint, Faults, Safeguards};
 
 /// One unit of work the scheduler runs at a virtual time. Each service adds its own steps here.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,6 +60,19 @@ pub struct LabWorld {
 }
 
 impl LabWorld {
+    /// Whether a crash point fires now. `once` fires and turns itself off.
+    pub fn crash_fires(&mut self, point: CrashPoint, rng: &mut Rng) -> bool {
+        match self.faults.crash_mode(point) {
+            CrashMode::Off => false,
+            CrashMode::Once => {
+                self.faults.crash.insert(point, CrashMode::Off);
+                true
+            }
+            CrashMode::Always => true,
+            CrashMode::Probability(p) => rng.chance(p),
+        }
+    }
+
     /// The steps a sandbox always has queued: the next run of each periodic background job.
     pub fn standing_steps(now_ms: i64) -> impl Iterator<Item = (i64, Step)> {
         Job::ALL

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use super::notes::RealWorld;
+use crate::app::error::FnError;
 use crate::app::i18n::{bn_digits, grouped, is_bn, tr_args, tr_id};
 use crate::domain::calc::{nice_ceiling, DropReport, Tickets, Window, GB};
 use crate::domain::realworld::Place;
@@ -267,17 +268,16 @@ fn WindowCalc() -> impl IntoView {
 /// Measures a partition drop against a row-by-row DELETE on the server's SQLite
 /// (`server::measure`), the same service as `POST /api/measure/drop-vs-delete`.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn measure_drop(days: u32, rows_per_day: u32) -> Result<DropReport, ServerFnError> {
+pub async fn measure_drop(days: u32, rows_per_day: u32) -> Result<DropReport, FnError> {
     let m = crate::domain::calc::DropVsDelete::parse(
         &serde_json::json!({"days": days, "rows_per_day": rows_per_day}),
-    )
-    .map_err(|e| ServerFnError::new(e.to_string()))?;
-    let state = expect_context::<crate::server::web::AppState>();
-    crate::server::measure::drop_vs_delete(&state.lab.config().data_dir, m)
+    )?;
+    let sandboxes = crate::app::lab::sandboxes();
+    crate::server::measure::drop_vs_delete(&sandboxes.config().data_dir, m)
         .await
         .map_err(|e| {
             tracing::warn!(error = %e, "the drop-vs-delete measurement failed");
-            ServerFnError::new("the measurement failed on the server")
+            FnError::Internal
         })
 }
 

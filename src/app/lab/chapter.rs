@@ -12,6 +12,7 @@ use super::load_scenario;
 use super::stream::LabStream;
 use crate::app::course::notes::RealWorld;
 use crate::app::course::quiz::ChapterQuiz;
+use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_id};
 use crate::app::storage;
 use crate::domain::course::{self, Chapter, Panel};
@@ -104,8 +105,6 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     let finished = Memo::new(move |_| current.get().is_none());
     let done_before = RwSignal::new(Vec::<u8>::new());
     let collapsed = RwSignal::new(false);
-    let busy = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
     #[cfg(feature = "hydrate")]
     {
         done_before.set(done_chapters());
@@ -132,31 +131,39 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             target
         });
     }
-    let load = {
+    // Loading a preset: the answer (the sandbox after its reset) is taken in at once.
+    let loading = Action::new({
         let live = live.clone();
+        move |variant: &Variant| {
+            let (live, variant) = (live.clone(), *variant);
+            async move {
+                let after = load_scenario(live.sandbox(), chapter.scenario, variant).await?;
+                match after.last_reset_id() {
+                    Some(reset_id) => live.take_reset(reset_id, Some(after)),
+                    None => live.refresh(),
+                }
+                Ok::<(), FnError>(())
+            }
+        }
+    });
+    let busy = loading.pending();
+    let error = move || {
+        loading
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| e.text())
+    };
+    let load = {
         let latch_key = latch_key.clone();
         move |variant: Variant| {
-            let live = live.clone();
             // The chapter's first load starts it over; the guarded reload goes on from there.
             if variant == chapter.variant {
                 let fresh = vec![false; chapter.steps.len()];
                 save_latch(&latch_key, &fresh);
                 progress.set(fresh);
             }
-            busy.set(true);
-            leptos::task::spawn_local(async move {
-                match load_scenario(live.sandbox(), chapter.scenario, variant).await {
-                    Ok(after) => {
-                        error.set(None);
-                        match after.last_reset_id() {
-                            Some(reset_id) => live.take_reset(reset_id, Some(after)),
-                            None => live.refresh(),
-                        }
-                    }
-                    Err(e) => error.set(Some(super::controls::server_error(&e.to_string()))),
-                }
-                busy.set(false);
-            });
+            loading.dispatch(variant);
         }
     };
     // The other variants this chapter's steps load or point at, each with a button of its own.
@@ -247,7 +254,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                         })
                         .collect_view()}
                 </div>
-                <p class="error" role="alert">{move || error.get()}</p>
+                <p class="error" role="alert">{error}</p>
                 <ol class="chapter-steps">
                     {chapter
                         .steps

@@ -6,6 +6,7 @@ use leptos_fluent::tr;
 
 use super::clock_control;
 use super::stream::LabStream;
+use crate::app::error::FnError;
 use crate::app::format::{clock_text, speed_text};
 use crate::domain::clock::{HOUR_MS, MINUTE_MS};
 use crate::domain::{ClockCommand, ClockMode};
@@ -21,57 +22,43 @@ pub fn ClockPanel(live: LabStream) -> impl IntoView {
     let now = live.ticking_now(100);
     let shown = move || now.get();
     let paused = move || clock.with(|c| c.mode == ClockMode::Paused);
-    let busy = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
-
-    let send = {
+    // One clock command at a time; the controls wait while it is on its way.
+    let command = Action::new({
         let live = live.clone();
-        move |command: ClockCommand| {
-            let id = id.clone();
-            let live = live.clone();
-            busy.set(true);
-            leptos::task::spawn_local(async move {
-                match clock_control(id, command).await {
-                    Ok(c) => {
-                        live.set_clock(c);
-                        error.set(None);
-                    }
-                    Err(e) => error.set(Some(super::controls::server_error(&e.to_string()))),
-                }
-                busy.set(false);
-            });
+        move |command: &ClockCommand| {
+            let (id, live, command) = (id.clone(), live.clone(), *command);
+            async move {
+                live.set_clock(clock_control(id, command).await?);
+                Ok::<(), FnError>(())
+            }
         }
+    });
+    let busy = command.pending();
+    let error = move || {
+        command
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| e.text())
     };
-    let toggle = {
-        let send = send.clone();
-        move |_| {
-            send(if paused() {
-                ClockCommand::Resume
-            } else {
-                ClockCommand::Pause
-            })
-        }
+    let send = move |c: ClockCommand| {
+        command.dispatch(c);
     };
-    let step = {
-        let send = send.clone();
-        move |_| send(ClockCommand::Step)
+    let toggle = move |_| {
+        send(if paused() {
+            ClockCommand::Resume
+        } else {
+            ClockCommand::Pause
+        })
     };
-    let jump = {
-        let send = send.clone();
-        move |ms: i64| {
-            send(ClockCommand::Advance {
-                seconds: ms / 1_000,
-            })
-        }
+    let step = move |_| send(ClockCommand::Step);
+    let jump = move |ms: i64| {
+        send(ClockCommand::Advance {
+            seconds: ms / 1_000,
+        })
     };
-    let jump_min = {
-        let jump = jump.clone();
-        move |_| jump(MINUTE_MS)
-    };
-    let jump_hour = {
-        let jump = jump.clone();
-        move |_| jump(HOUR_MS)
-    };
+    let jump_min = move |_| jump(MINUTE_MS);
+    let jump_hour = move |_| jump(HOUR_MS);
     let jump_day = move |_| jump(24 * HOUR_MS);
     let on_speed = move |ev: leptos::ev::Event| {
         if let Ok(speed) = event_target_value(&ev).parse::<f64>() {
@@ -158,7 +145,7 @@ pub fn ClockPanel(live: LabStream) -> impl IntoView {
                     {move || tr!("jump-day")}
                 </button>
             </div>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || error().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </section>
     }
 }

@@ -6,12 +6,32 @@ use leptos_fluent::tr;
 
 use super::stream::LabStream;
 use super::{change_faults, change_safeguards};
-use crate::app::i18n::{digits, tr_args, tr_id};
+use crate::app::error::FnError;
+use crate::app::i18n::{digits, tr_id};
 use crate::domain::Faults;
 
-/// The last failed change, shown where the instructor can read it.
+/// Why the last change did not happen, shown where the instructor can read it (in the page's
+/// language at the time it is read, so a language switch translates it too).
 #[derive(Clone, Copy)]
-pub struct ControlError(pub RwSignal<Option<String>>);
+pub struct ControlError(pub RwSignal<Option<Problem>>);
+
+/// Why a change did not happen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    /// The server refused it or failed.
+    Server(FnError),
+    /// The page refused the value before sending it: the id of the message saying why.
+    Local(&'static str),
+}
+
+impl Problem {
+    pub fn text(&self) -> String {
+        match self {
+            Problem::Server(e) => e.text(),
+            Problem::Local(id) => tr_id(id),
+        }
+    }
+}
 
 /// Sends a faults change (`{"latency_ms": 40}` …); the answer updates the screen.
 pub fn apply_faults(live: &LabStream, changes: serde_json::Value, error: ControlError) {
@@ -22,7 +42,7 @@ pub fn apply_faults(live: &LabStream, changes: serde_json::Value, error: Control
                 live.state.update(|s| s.faults = faults);
                 error.0.set(None);
             }
-            Err(e) => error.0.set(Some(server_error(&e.to_string()))),
+            Err(e) => error.0.set(Some(Problem::Server(e))),
         }
     });
 }
@@ -36,25 +56,17 @@ pub fn apply_safeguards(live: &LabStream, changes: serde_json::Value, error: Con
                 live.state.update(|s| s.safeguards = safeguards);
                 error.0.set(None);
             }
-            Err(e) => error.0.set(Some(server_error(&e.to_string()))),
+            Err(e) => error.0.set(Some(Problem::Server(e))),
         }
     });
-}
-
-/// A server function's error as a sentence for the page.
-pub fn server_error(detail: &str) -> String {
-    let detail = detail
-        .trim_start_matches("error running server function: ")
-        .to_owned();
-    tr_args("change-refused", &[("detail", detail)])
 }
 
 /// The error line under a group of controls.
 #[component]
 pub fn ErrorLine(error: ControlError) -> impl IntoView {
     view! {
-        <p class="error" role="alert">
-            {move || error.0.get()}
+        <p class="error" role="alert" data-testid="control-error">
+            {move || error.0.get().map(|e| e.text())}
         </p>
     }
 }

@@ -9,6 +9,7 @@ use leptos_fluent::tr;
 
 use super::send_generals;
 use super::stream::LabStream;
+use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_args};
 use crate::domain::generals::{Generals, DEFAULT_LOSS_PCT, TRIP_MS};
 
@@ -19,8 +20,6 @@ const B_X: f64 = 350.0;
 #[component]
 pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
     let run = RwSignal::new(None::<Generals>);
-    let busy = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
     // The sandbox's virtual now: the messengers move by it.
     let now = live.ticking_now(50);
     let now = move || now.get();
@@ -40,22 +39,26 @@ pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
         })
     };
     let done = move || run.with(|r| r.as_ref().map(|g| g.trips.len())) == at().map(|a| a.0);
-    let send = {
+    let sending = Action::new({
         let live = live.clone();
-        move |_| {
+        move |_: &()| {
             let live = live.clone();
-            busy.set(true);
-            leptos::task::spawn_local(async move {
-                match send_generals(live.sandbox(), DEFAULT_LOSS_PCT).await {
-                    Ok(g) => {
-                        error.set(None);
-                        run.set(Some(g));
-                    }
-                    Err(e) => error.set(Some(super::controls::server_error(&e.to_string()))),
-                }
-                busy.set(false);
-            });
+            async move {
+                run.set(Some(send_generals(live.sandbox(), DEFAULT_LOSS_PCT).await?));
+                Ok::<(), FnError>(())
+            }
         }
+    });
+    let busy = sending.pending();
+    let error = move || {
+        sending
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| e.text())
+    };
+    let send = move |_| {
+        sending.dispatch(());
     };
     // The messenger on its way: where it is, and whether it has been caught.
     let messenger = move || {
@@ -76,7 +79,7 @@ pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
             <button type="button" data-testid="generals-send" disabled=move || busy.get() on:click=send>
                 {move || tr!("generals-send")}
             </button>
-            <p class="error" role="alert">{move || error.get()}</p>
+            <p class="error" role="alert">{error}</p>
             <svg class="generals-picture" viewBox="0 0 400 150" role="img" aria-labelledby="generals-title">
                 <path class="valley" d="M0 120 L50 60 L110 110 L200 130 L290 110 L350 60 L400 120 Z" />
                 <g class="camp enemy"><rect x="180" y="104" width="40" height="16" rx="3" /></g>

@@ -1,7 +1,8 @@
 //! The inspector: the live rows of every table of every store, grouped by the service that
 //! owns them, read again after every burst of timeline events. A status is written out and
 //! coloured; the broker's partitions also show their last stable offset (what a read_committed
-//! reader may read up to); the idempotency table shows its daily partitions.
+//! reader may read up to), which the server reads from the whole log; the idempotency table
+//! shows its daily partitions.
 
 use std::collections::BTreeMap;
 
@@ -77,7 +78,7 @@ pub fn Inspector(live: LabStream) -> impl IntoView {
                             </p>
                         }.into_any())
                     }
-                    View::Failed(_, e) => Some(view! { <p class="error">{e}</p> }.into_any()),
+                    View::Failed(_, e) => Some(view! { <p class="error">{move || e.text()}</p> }.into_any()),
                 }}
             </div>
             {STORES
@@ -130,13 +131,7 @@ fn TableView(live: LabStream, name: String) -> impl IntoView {
     let key = StoredValue::new(name.clone());
     let rows = move || {
         let name = key.get_value();
-        state.with(|s| {
-            let mut rows = s.tables.get(&name).cloned().unwrap_or_default();
-            if name == "broker.partitions" {
-                add_last_stable_offsets(&mut rows, &s.tables);
-            }
-            rows
-        })
+        state.with(|s| s.tables.get(&name).cloned().unwrap_or_default())
     };
     let count = move || {
         let name = key.get_value();
@@ -236,39 +231,6 @@ fn cell(column: &str, value: &serde_json::Value) -> AnyView {
             let long = text.chars().count() > 40;
             let title = long.then(|| text.clone());
             view! { <td class:long=long title=title>{text}</td> }.into_any()
-        }
-    }
-}
-
-/// Adds each partition's last stable offset: the first offset of a transaction still open on
-/// it, or the partition's end when none is.
-fn add_last_stable_offsets(
-    partitions: &mut [serde_json::Value],
-    tables: &BTreeMap<String, Vec<serde_json::Value>>,
-) {
-    let ongoing: Vec<i64> = tables
-        .get("broker.transactions")
-        .map(|rows| {
-            rows.iter()
-                .filter(|t| t["state"] == "ONGOING")
-                .filter_map(|t| t["txn_id"].as_i64())
-                .collect()
-        })
-        .unwrap_or_default();
-    let records = tables.get("broker.records").cloned().unwrap_or_default();
-    for p in partitions.iter_mut() {
-        let (topic, partition) = (p["topic"].clone(), p["partition"].clone());
-        let first_open = records
-            .iter()
-            .filter(|r| r["topic"] == topic && r["partition"] == partition)
-            .filter(|r| r["txn_id"].as_i64().is_some_and(|t| ongoing.contains(&t)))
-            .filter_map(|r| r["offset"].as_i64())
-            .min();
-        let lso = first_open
-            .or_else(|| p["next_offset"].as_i64())
-            .unwrap_or(0);
-        if let Some(map) = p.as_object_mut() {
-            map.insert("last_stable_offset".into(), lso.into());
         }
     }
 }

@@ -7,10 +7,11 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use super::clock_panel::ClockPanel;
-use super::controls::{apply_faults, ControlError, ErrorLine, FaultRange};
+use super::controls::{apply_faults, ControlError, ErrorLine, FaultRange, Problem};
 use super::stream::LabStream;
 use super::wide::open_when_wide;
 use super::{new_sandbox, reset_sandbox};
+use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_id};
 use crate::domain::run::MAX_REPLAY_DAYS;
 use crate::domain::{CrashMode, CrashPoint};
@@ -80,11 +81,9 @@ pub fn InstructorPanel(live: LabStream, presenter: RwSignal<bool>) -> impl IntoV
 
 #[component]
 fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
-    let busy = RwSignal::new(false);
-    let on_click = move |_| {
+    let reset = Action::new(move |_: &()| {
         let live = live.clone();
-        busy.set(true);
-        leptos::task::spawn_local(async move {
+        async move {
             match reset_sandbox(live.sandbox()).await {
                 Ok(after) => {
                     error.0.set(None);
@@ -95,12 +94,13 @@ fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
                         None => live.refresh(),
                     }
                 }
-                Err(e) => error
-                    .0
-                    .set(Some(super::controls::server_error(&e.to_string()))),
+                Err(e) => error.0.set(Some(Problem::Server(e))),
             }
-            busy.set(false);
-        });
+        }
+    });
+    let busy = reset.pending();
+    let on_click = move |_| {
+        reset.dispatch(());
     };
     view! {
         <button type="button" data-testid="reset" on:click=on_click disabled=move || busy.get()>
@@ -224,19 +224,17 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
     let consumer = RwSignal::new("wallet".to_owned());
     let days = RwSignal::new("5".to_owned());
     let done = RwSignal::new(false);
+    // A number of days the form cannot send: said beside the field, nothing sent.
+    let invalid = RwSignal::new(false);
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let max = MAX_REPLAY_DAYS as f64;
-        let invalid =
-            || tr!("replay-days-invalid", { "max" => digits(&MAX_REPLAY_DAYS.to_string()) });
-        let Ok(d) = days.get_untracked().trim().parse::<f64>() else {
-            error.0.set(Some(invalid()));
+        let d = days.get_untracked().trim().parse::<f64>().ok();
+        let Some(d) = d.filter(|d| (0.0..=max).contains(d)) else {
+            invalid.set(true);
             return;
         };
-        if !(0.0..=max).contains(&d) {
-            error.0.set(Some(invalid()));
-            return;
-        }
+        invalid.set(false);
         let live = live.clone();
         let body = (consumer.get_untracked(), (d * 86_400.0) as i64);
         leptos::task::spawn_local(async move {
@@ -245,9 +243,7 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
                     error.0.set(None);
                     done.set(true);
                 }
-                Err(e) => error
-                    .0
-                    .set(Some(super::controls::server_error(&e.to_string()))),
+                Err(e) => error.0.set(Some(Problem::Server(e))),
             }
         });
     };
@@ -266,8 +262,11 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
                 </label>
                 <label>
                     {move || tr!("replay-days")}
-                    <input type="number" data-testid="replay-days" min="0" max=MAX_REPLAY_DAYS step="0.5" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev)) />
+                    <input type="number" data-testid="replay-days" min="0" max=MAX_REPLAY_DAYS step="0.5" prop:value=move || days.get() on:input=move |ev| days.set(event_target_value(&ev)) aria-invalid=move || invalid.get().to_string() aria-describedby="replay-days-error" />
                 </label>
+                <p id="replay-days-error" class="error" role="alert">
+                    {move || invalid.get().then(|| tr!("replay-days-invalid", { "max" => digits(&MAX_REPLAY_DAYS.to_string()) }))}
+                </p>
                 <button type="submit" data-testid="replay-start">{move || tr!("replay-start")}</button>
                 <Show when=move || done.get()>
                     <p class="hint" role="status">{move || tr!("replay-done")}</p>
@@ -282,7 +281,30 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
 fn SeedBox(live: LabStream) -> impl IntoView {
     let seed = move || live.state.with(|s| s.seed);
     let wanted = RwSignal::new(String::new());
-    let problem = RwSignal::new(None::<String>);
+    // The seed typed cannot be read (false: no problem), or the server's answer.
+    let unreadable = RwSignal::new(false);
+    let opening = Action::new(move |seed: &Option<u64>| {
+        let seed = *seed;
+        async move {
+            let id = new_sandbox(seed).await?;
+            #[cfg(feature = "hydrate")]
+            let _ = window().location().set_href(&format!("/lab/{id}"));
+            #[cfg(not(feature = "hydrate"))]
+            let _ = id;
+            Ok::<(), FnError>(())
+        }
+    });
+    let problem = move || {
+        if unreadable.get() {
+            Some(tr!("seed-invalid"))
+        } else {
+            opening
+                .value()
+                .get()
+                .and_then(Result::err)
+                .map(|e| e.text())
+        }
+    };
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let text = wanted.get_untracked();
@@ -292,22 +314,13 @@ fn SeedBox(live: LabStream) -> impl IntoView {
             match text.trim().parse::<u64>() {
                 Ok(s) => Some(s),
                 Err(_) => {
-                    problem.set(Some(tr!("seed-invalid")));
+                    unreadable.set(true);
                     return;
                 }
             }
         };
-        leptos::task::spawn_local(async move {
-            match new_sandbox(seed).await {
-                Ok(id) => {
-                    #[cfg(feature = "hydrate")]
-                    let _ = window().location().set_href(&format!("/lab/{id}"));
-                    #[cfg(not(feature = "hydrate"))]
-                    let _ = id;
-                }
-                Err(e) => problem.set(Some(super::controls::server_error(&e.to_string()))),
-            }
-        });
+        unreadable.set(false);
+        opening.dispatch(seed);
     };
     view! {
         <form class="seed" on:submit=on_submit>
@@ -320,7 +333,7 @@ fn SeedBox(live: LabStream) -> impl IntoView {
                     <input type="text" inputmode="numeric" prop:value=move || wanted.get() on:input=move |ev| wanted.set(event_target_value(&ev)) />
                 </label>
                 <button type="submit">{move || tr!("seed-open")}</button>
-                <p class="error" role="alert">{move || problem.get()}</p>
+                <p class="error" role="alert">{problem}</p>
             </fieldset>
         </form>
     }

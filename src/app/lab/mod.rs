@@ -29,6 +29,7 @@ use leptos::server_fn;
 use leptos_fluent::tr;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
+use crate::app::error::FnError;
 use crate::domain::course::{self, Panel};
 use crate::domain::phone::{Attack, AttackAnswer};
 use crate::domain::run::Run;
@@ -48,44 +49,34 @@ use tithi::TithiPhone;
 /// Rows per table the screen reads; the newest ones.
 pub const ROWS_PER_TABLE: i64 = 100;
 
+/// The sandboxes every server function serves (the ones `main.rs` started; `server::web::app`
+/// provides them).
+#[cfg(feature = "ssr")]
+pub fn sandboxes() -> crate::server::sandboxes::Sandboxes {
+    expect_context::<crate::server::sandboxes::Sandboxes>()
+}
+
+#[cfg(feature = "ssr")]
+async fn sandbox_of(id: &str) -> Result<crate::server::sandbox::SandboxHandle, FnError> {
+    Ok(sandboxes().get(id).await?)
+}
+
 /// The whole sandbox (each table cut to its newest [`ROWS_PER_TABLE`] rows), or `None` when
 /// there is no sandbox with that id.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn get_state(sandbox: String) -> Result<Option<SandboxState>, ServerFnError> {
-    use crate::server::{error::LabError, web::AppState};
-    let state = expect_context::<AppState>();
-    match state.lab.get(&sandbox).await {
-        Ok(s) => s.state_rows(ROWS_PER_TABLE).await.map(Some).map_err(fail),
+pub async fn get_state(sandbox: String) -> Result<Option<SandboxState>, FnError> {
+    use crate::server::error::LabError;
+    match sandboxes().get(&sandbox).await {
+        Ok(s) => Ok(Some(s.state_rows(ROWS_PER_TABLE).await?)),
         Err(LabError::NotFound) => Ok(None),
-        Err(e) => Err(fail(e)),
+        Err(e) => Err(e.into()),
     }
-}
-
-/// A lab error as a server function's error: its sentence, never a store's internals, which
-/// go to the log as they do on the REST path.
-#[cfg(feature = "ssr")]
-fn fail(e: crate::server::error::LabError) -> ServerFnError {
-    e.log_cause();
-    ServerFnError::new(e.to_string())
-}
-
-#[cfg(feature = "ssr")]
-async fn sandbox_of(id: &str) -> Result<crate::server::sandbox::SandboxHandle, ServerFnError> {
-    let state = expect_context::<crate::server::web::AppState>();
-    state.lab.get(id).await.map_err(fail)
 }
 
 /// Applies one clock control to a sandbox and returns the clock after it.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn clock_control(
-    sandbox: String,
-    command: ClockCommand,
-) -> Result<ClockState, ServerFnError> {
-    sandbox_of(&sandbox)
-        .await?
-        .clock(vec![command])
-        .await
-        .map_err(fail)
+pub async fn clock_control(sandbox: String, command: ClockCommand) -> Result<ClockState, FnError> {
+    Ok(sandbox_of(&sandbox).await?.clock(vec![command]).await?)
 }
 
 /// Switches safeguards (the body of `PUT …/safeguards`) and returns them all.
@@ -93,34 +84,23 @@ pub async fn clock_control(
 pub async fn change_safeguards(
     sandbox: String,
     changes: serde_json::Value,
-) -> Result<Safeguards, ServerFnError> {
-    sandbox_of(&sandbox)
-        .await?
-        .set_safeguards(changes)
-        .await
-        .map_err(fail)
+) -> Result<Safeguards, FnError> {
+    Ok(sandbox_of(&sandbox).await?.set_safeguards(changes).await?)
 }
 
 /// Sets faults (the body of `PUT …/faults`) and returns them all.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn change_faults(
-    sandbox: String,
-    changes: serde_json::Value,
-) -> Result<Faults, ServerFnError> {
-    sandbox_of(&sandbox)
-        .await?
-        .set_faults(changes)
-        .await
-        .map_err(fail)
+pub async fn change_faults(sandbox: String, changes: serde_json::Value) -> Result<Faults, FnError> {
+    Ok(sandbox_of(&sandbox).await?.set_faults(changes).await?)
 }
 
 /// Back to the lesson's start; returns the sandbox as it stands after the reset, each table cut
 /// like [`get_state`]'s.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn reset_sandbox(sandbox: String) -> Result<SandboxState, ServerFnError> {
+pub async fn reset_sandbox(sandbox: String) -> Result<SandboxState, FnError> {
     let s = sandbox_of(&sandbox).await?;
-    s.reset().await.map_err(fail)?;
-    s.state_rows(ROWS_PER_TABLE).await.map_err(fail)
+    s.reset().await?;
+    Ok(s.state_rows(ROWS_PER_TABLE).await?)
 }
 
 /// Loads a scenario's preset (a reset, then its settings) and returns the sandbox after it,
@@ -130,12 +110,12 @@ pub async fn load_scenario(
     sandbox: String,
     scenario: u8,
     variant: Variant,
-) -> Result<SandboxState, ServerFnError> {
-    let preset = crate::domain::scenario::preset(scenario, variant)
-        .ok_or_else(|| ServerFnError::new("there is no such scenario"))?;
+) -> Result<SandboxState, FnError> {
+    let preset =
+        crate::domain::scenario::preset(scenario, variant).ok_or(FnError::UnknownScenario)?;
     let s = sandbox_of(&sandbox).await?;
-    s.load_scenario(preset).await.map_err(fail)?;
-    s.state_rows(ROWS_PER_TABLE).await.map_err(fail)
+    s.load_scenario(preset).await?;
+    Ok(s.state_rows(ROWS_PER_TABLE).await?)
 }
 
 /// Scenario 7: sends copies of one natural-idempotency write and returns what they did.
@@ -144,15 +124,13 @@ pub async fn send_natural(
     sandbox: String,
     op: crate::domain::natural::NaturalOp,
     times: i64,
-) -> Result<crate::domain::natural::NaturalReport, ServerFnError> {
+) -> Result<crate::domain::natural::NaturalReport, FnError> {
     if !(1..=crate::domain::natural::MAX_TIMES).contains(&times) {
-        return Err(ServerFnError::new("times is out of range"));
+        return Err(FnError::InvalidField {
+            field: "times".into(),
+        });
     }
-    sandbox_of(&sandbox)
-        .await?
-        .natural(op, times)
-        .await
-        .map_err(fail)
+    Ok(sandbox_of(&sandbox).await?.natural(op, times).await?)
 }
 
 /// Scenario 8: the Two Generals' messengers, each caught with this chance (percent).
@@ -160,91 +138,74 @@ pub async fn send_natural(
 pub async fn send_generals(
     sandbox: String,
     loss_pct: i64,
-) -> Result<crate::domain::generals::Generals, ServerFnError> {
+) -> Result<crate::domain::generals::Generals, FnError> {
     if !(0..=100).contains(&loss_pct) {
-        return Err(ServerFnError::new("loss_pct is out of range"));
+        return Err(FnError::InvalidField {
+            field: "loss_pct".into(),
+        });
     }
-    sandbox_of(&sandbox)
-        .await?
-        .generals(loss_pct)
-        .await
-        .map_err(fail)
+    Ok(sandbox_of(&sandbox).await?.generals(loss_pct).await?)
 }
 
 /// Runs one of the network panel's crafted attacks and returns what each request got back.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn crafted_attack(
-    sandbox: String,
-    attack: Attack,
-) -> Result<Vec<AttackAnswer>, ServerFnError> {
+pub async fn crafted_attack(sandbox: String, attack: Attack) -> Result<Vec<AttackAnswer>, FnError> {
     let s = sandbox_of(&sandbox).await?;
-    crate::server::attacks::run(&s, attack).await.map_err(fail)
+    Ok(crate::server::attacks::run(&s, attack).await?)
 }
 
-/// Rewinds a consumer group `seconds_ago` virtual seconds: a replay.
+/// Rewinds a consumer group `seconds_ago` virtual seconds: a consumer replay.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn replay_consumer(
     sandbox: String,
     consumer: String,
     seconds_ago: i64,
-) -> Result<(), ServerFnError> {
+) -> Result<(), FnError> {
     use crate::domain::pipeline::Consumer;
-    let consumer = Consumer::from_id(&consumer)
-        .ok_or_else(|| ServerFnError::new("expected wallet, sms or fraud"))?;
+    let consumer = Consumer::from_id(&consumer).ok_or_else(|| FnError::InvalidField {
+        field: "consumer".into(),
+    })?;
     if !(0..=crate::domain::clock::MAX_ADVANCE_SECONDS).contains(&seconds_ago) {
-        return Err(ServerFnError::new("from_seconds_ago is out of range"));
+        return Err(FnError::InvalidField {
+            field: "from_seconds_ago".into(),
+        });
     }
     sandbox_of(&sandbox)
         .await?
         .replay(consumer, seconds_ago)
-        .await
-        .map(|_| ())
-        .map_err(fail)
+        .await?;
+    Ok(())
 }
 
 /// The sandbox as it stood at one of its timeline events (rewind), each table cut like
 /// [`get_state`]'s.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn state_at(sandbox: String, event_id: i64) -> Result<SandboxState, ServerFnError> {
-    let lab = expect_context::<crate::server::web::AppState>().lab;
-    lab.state_at(&sandbox, event_id, ROWS_PER_TABLE)
-        .await
-        .map_err(fail)
+pub async fn state_at(sandbox: String, event_id: i64) -> Result<SandboxState, FnError> {
+    Ok(sandboxes()
+        .state_at(&sandbox, event_id, ROWS_PER_TABLE)
+        .await?)
 }
 
 /// The run so far (seed, timed inputs, the event log's hash), for a link.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn export_run(sandbox: String) -> Result<Run, ServerFnError> {
-    sandbox_of(&sandbox).await?.export_run().await.map_err(fail)
+pub async fn export_run(sandbox: String) -> Result<Run, FnError> {
+    Ok(sandbox_of(&sandbox).await?.export_run().await?)
 }
 
-/// Replays a run into a new sandbox; returns the new sandbox's id and its event log's hash.
+/// Reruns a run into a new sandbox; returns the new sandbox's id and its event log's hash.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn import_run(run: Run) -> Result<(String, String), ServerFnError> {
-    let lab = expect_context::<crate::server::web::AppState>().lab;
-    let sandbox = lab
-        .create(Some(run.seed), crate::domain::ClockMode::Paused)
-        .await
-        .map_err(fail)?;
-    let replayed = sandbox.rerun(run).await.map_err(fail)?;
-    Ok((sandbox.id.to_string(), replayed.log_hash))
+pub async fn import_run(run: Run) -> Result<(String, String), FnError> {
+    let (sandbox, rerun) = sandboxes().import_run(run).await?;
+    Ok((sandbox.id.to_string(), rerun.log_hash))
 }
 
 /// Makes a new sandbox with the given seed (or a random one) and returns its id.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn new_sandbox(seed: Option<u64>) -> Result<String, ServerFnError> {
-    let state = expect_context::<crate::server::web::AppState>();
-    let s = state
-        .lab
+pub async fn new_sandbox(seed: Option<u64>) -> Result<String, FnError> {
+    let s = sandboxes()
         .create(seed, crate::domain::ClockMode::Live)
-        .await
-        .map_err(fail)?;
+        .await?;
     Ok(s.id.to_string())
-}
-
-/// A server function's error as a sentence for the page.
-pub fn server_error_text(detail: &str) -> String {
-    controls::server_error(detail)
 }
 
 #[component]
@@ -256,14 +217,13 @@ pub fn LabPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="panel">{move || tr!("lab-opening")}</p> }>
             {move || Suspend::new(async move {
                 match state.await {
-                    Ok(Some(initial)) => view! { <Lab id=id() initial /> }.into_any(),
+                    Ok(Some(initial)) => view! { <LabScreen id=id() initial /> }.into_any(),
                     Ok(None) => view! { <Missing /> }.into_any(),
                     Err(e) => {
-                        let e = e.to_string();
                         view! {
                             <section class="panel" role="alert">
                                 <h1>{move || tr!("lab-failed")}</h1>
-                                <p>{move || tr!("server-said", { "detail" => e.clone() })}</p>
+                                <p>{move || e.text()}</p>
                             </section>
                         }
                             .into_any()
@@ -275,7 +235,7 @@ pub fn LabPage() -> impl IntoView {
 }
 
 #[component]
-fn Lab(id: String, initial: SandboxState) -> impl IntoView {
+fn LabScreen(id: String, initial: SandboxState) -> impl IntoView {
     let live = stream::LabStream::new(id, initial);
     live.connect();
     let presenter = instructor::presenter_mode();
@@ -374,7 +334,9 @@ mod tests {
     use std::io::Write;
     use std::sync::{Arc, Mutex};
 
-    use super::fail;
+    use leptos::server_fn::error::FromServerFnError;
+
+    use crate::app::error::FnError;
     use crate::server::error::LabError;
 
     /// What a subscriber wrote, kept for the test to read.
@@ -408,22 +370,27 @@ mod tests {
     fn a_store_error_in_a_server_function_is_logged_and_not_sent() {
         let mut sent = String::new();
         let log = logged_while(|| {
-            sent = fail(LabError::Store(sqlx::Error::PoolTimedOut)).to_string();
+            sent = String::from_utf8(
+                FnError::from(LabError::Store(sqlx::Error::PoolTimedOut))
+                    .ser()
+                    .to_vec(),
+            )
+            .unwrap();
         });
         assert!(log.contains("ERROR"), "{log}");
         assert!(log.contains("store error: pool timed out"), "{log}");
-        assert!(sent.ends_with("a store failed"), "{sent}");
+        assert!(sent.contains("internal"), "{sent}");
         assert!(!sent.contains("pool timed out"), "{sent}");
     }
 
     #[test]
     fn a_file_error_is_logged_and_a_callers_mistake_is_not() {
         let log = logged_while(|| {
-            fail(LabError::Io(std::io::Error::other("disk full")));
+            let _ = FnError::from(LabError::Io(std::io::Error::other("disk full")));
         });
         assert!(log.contains("io error: disk full"), "{log}");
         let log = logged_while(|| {
-            fail(LabError::NotFound);
+            let _ = FnError::from(LabError::NotFound);
         });
         assert_eq!(log, "");
     }

@@ -7,6 +7,7 @@ use leptos_fluent::tr;
 
 use super::send_natural;
 use super::stream::LabStream;
+use crate::app::error::FnError;
 use crate::app::i18n::{digits, num, taka, tr_args, tr_id};
 use crate::domain::natural::{NaturalOp, NaturalReport, METHODS, TIMES};
 
@@ -31,22 +32,26 @@ pub fn NaturalPanel(live: LabStream) -> impl IntoView {
 fn Way(live: LabStream, op: NaturalOp) -> impl IntoView {
     let id = op.id();
     let report = RwSignal::new(None::<NaturalReport>);
-    let busy = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
-    let send = move |_| {
+    // The last report stays on screen while the next copies are on their way.
+    let sending = Action::new(move |_: &()| {
         let live = live.clone();
-        busy.set(true);
-        leptos::task::spawn_local(async move {
-            match send_natural(live.sandbox(), op, TIMES).await {
-                Ok(r) => {
-                    error.set(None);
-                    report.set(Some(r));
-                    live.refresh();
-                }
-                Err(e) => error.set(Some(super::controls::server_error(&e.to_string()))),
-            }
-            busy.set(false);
-        });
+        async move {
+            let r = send_natural(live.sandbox(), op, TIMES).await?;
+            report.set(Some(r));
+            live.refresh();
+            Ok::<(), FnError>(())
+        }
+    });
+    let busy = sending.pending();
+    let error = move || {
+        sending
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| e.text())
+    };
+    let send = move |_| {
+        sending.dispatch(());
     };
     view! {
         <div class="natural-way" data-op=id data-testid=format!("natural-way-{id}")>
@@ -56,7 +61,7 @@ fn Way(live: LabStream, op: NaturalOp) -> impl IntoView {
             <button type="button" data-testid=format!("natural-{id}") disabled=move || busy.get() on:click=send>
                 {move || tr!("natural-send", { "times" => num(TIMES) })}
             </button>
-            <p class="error" role="alert">{move || error.get()}</p>
+            <p class="error" role="alert">{error}</p>
             <div class="natural-result" role="status" aria-live="polite">
                 {move || report.get().map(|r| {
                     let result = match op {

@@ -29,24 +29,16 @@ pub fn NetworkPanel(live: LabStream) -> impl IntoView {
 /// The crafted attacks: a buggy client, scripted on the server so the race is exact.
 #[component]
 fn Attacks(live: LabStream) -> impl IntoView {
-    let running = RwSignal::new(false);
-    let result = RwSignal::new(None::<(Attack, Result<Vec<AttackAnswer>, String>)>);
-    let launch = move |attack: Attack| {
-        let live = live.clone();
-        running.set(true);
-        result.set(None);
-        leptos::task::spawn_local(async move {
-            let answer = crafted_attack(live.sandbox(), attack)
-                .await
-                .map_err(|e| super::controls::server_error(&e.to_string()));
-            result.set(Some((attack, answer)));
-            running.set(false);
-        });
+    // One attack at a time; its answers (or why there are none) stay until the next.
+    let attack = Action::new(move |attack: &Attack| {
+        let (live, attack) = (live.clone(), *attack);
+        async move { crafted_attack(live.sandbox(), attack).await }
+    });
+    let running = attack.pending();
+    let launch = move |a: Attack| {
+        attack.dispatch(a);
     };
-    let race = {
-        let launch = launch.clone();
-        move |_| launch(Attack::Race)
-    };
+    let race = move |_| launch(Attack::Race);
     let reuse = move |_| launch(Attack::ReusedKey);
     let fold = NodeRef::<leptos::html::Details>::new();
     open_when_wide(fold);
@@ -68,13 +60,13 @@ fn Attacks(live: LabStream) -> impl IntoView {
                 <Show when=move || running.get()>
                     <p class="pending"><span class="spinner" aria-hidden="true"></span>{move || tr!("attack-running")}</p>
                 </Show>
-                {move || result.get().map(|(_, r)| match r {
+                {move || attack.value().get().filter(|_| !running.get()).map(|r| match r {
                     Ok(answers) => view! {
                         <ol>
                             {answers.into_iter().map(|a| view! { <AttackLine a /> }).collect_view()}
                         </ol>
                     }.into_any(),
-                    Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{move || e.text()}</p> }.into_any(),
                 })}
             </div>
         </fieldset>

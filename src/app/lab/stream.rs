@@ -41,7 +41,7 @@ pub enum View {
     /// Rebuilding the sandbox as it was at this event.
     Loading(i64),
     At(i64, Box<SandboxState>),
-    Failed(i64, String),
+    Failed(i64, crate::app::error::FnError),
 }
 
 /// What the lab screen shows live.

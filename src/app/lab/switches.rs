@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
-use super::controls::{apply_safeguards, ControlError, ErrorLine};
+use super::controls::{apply_safeguards, ControlError, ErrorLine, Problem};
 use super::stream::LabStream;
 use super::wide::open_when_wide;
 use crate::app::i18n::{digits, tr_id};
@@ -140,7 +140,7 @@ fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) 
                         let text = event_target_value(&ev);
                         match text.trim().parse::<i64>() {
                             Ok(h) => apply_safeguards(&live, serde_json::json!({ id: h }), error),
-                            Err(_) => error.0.set(Some(tr!("hours-whole-number"))),
+                            Err(_) => error.0.set(Some(Problem::Local("hours-whole-number"))),
                         }
                     }
                 />

@@ -19,8 +19,8 @@ use tokio::sync::{broadcast, watch};
 
 use crate::domain::{ClockState, TimelineEvent};
 use crate::server::error::LabError;
-use crate::server::lab::{Lab, StreamPermit};
 use crate::server::sandbox::SandboxHandle;
+use crate::server::sandboxes::{Sandboxes, StreamPermit};
 
 /// Events read from the log per page while catching up.
 const PAGE: i64 = 256;
@@ -41,32 +41,32 @@ struct Feed {
 /// stored `event: timeline` (SSE id = log id) after `Last-Event-ID`, then live.
 #[utoipa::path(get, path = "/api/sandboxes/{id}/events", tag = "sandboxes",
     params(
-        super::openapi::SandboxPath,
+        super::shapes::SandboxPath,
         ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event (a whole number)"),
     ),
     responses(
         (status = 200, description = "text/event-stream of clock and timeline events", body = crate::domain::TimelineEvent, content_type = "text/event-stream"),
-        (status = 400, description = "Last-Event-ID is not a whole number (`invalid-last-event-id`)", body = super::openapi::Problem, content_type = "application/problem+json"),
-        (status = 404, response = super::openapi::NotFound),
-        (status = 429, response = super::openapi::TooFast),
-        (status = 503, description = "Too many streams (`too-many-streams`) or the sandbox stopped (`sandbox-unavailable`); Retry-After", body = super::openapi::Problem, content_type = "application/problem+json",
+        (status = 400, description = "Last-Event-ID is not a whole number (`invalid-last-event-id`)", body = super::shapes::Problem, content_type = "application/problem+json"),
+        (status = 404, response = super::shapes::NotFound),
+        (status = 429, response = super::shapes::TooFast),
+        (status = 503, description = "Too many streams (`too-many-streams`) or the sandbox stopped (`sandbox-unavailable`); Retry-After", body = super::shapes::Problem, content_type = "application/problem+json",
             headers(("Retry-After" = i64, description = "Seconds to wait"))),
     ))]
 pub async fn events(
-    State(lab): State<Lab>,
+    State(sandboxes): State<Sandboxes>,
     super::SandboxId(id): super::SandboxId,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
-    let sandbox = lab.get(&id).await?;
+    let sandbox = sandboxes.get(&id).await?;
     let last_sent = match headers.get("last-event-id") {
         None => 0,
         Some(v) => v
             .to_str()
             .ok()
-            .and_then(super::parse_event_id)
+            .and_then(super::runs::parse_event_id)
             .ok_or(LabError::BadLastEventId)?,
     };
-    let permit = lab.open_stream()?;
+    let permit = sandboxes.open_stream()?;
     // Subscribe before the first read of the log: whatever is stored after that read is in
     // the live feed, so nothing falls between the two.
     let feed = Feed {
@@ -77,7 +77,7 @@ pub async fn events(
         backlog: VecDeque::new(),
         caught_up: false,
         clock_due: true,
-        shutdown: lab.shutdown_signal(),
+        shutdown: sandboxes.shutdown_signal(),
         _permit: permit,
     };
     let stream = futures::stream::unfold(feed, |mut feed| async move {

@@ -186,6 +186,14 @@ async fn read_committed_hides_open_and_aborted_transactions() {
             .unwrap(),
         a.offset
     );
+    // Every partition's at once, as the inspector shows them: the open transaction holds
+    // its partition back; the others stand at their ends.
+    let all = last_stable_offsets(&mut c).await.unwrap();
+    assert_eq!(all.len(), 6);
+    for (topic, partition, lso) in all {
+        let held = topic == "approved-transfers" && partition == a.partition;
+        assert_eq!(lso, if held { a.offset } else { 0 }, "{topic} {partition}");
+    }
     assert!(read_all(&mut c, "approved-transfers", true)
         .await
         .is_empty());

@@ -14,125 +14,22 @@
 pub mod decide;
 pub mod idempotency;
 pub mod ledger;
-
-use std::sync::Arc;
+pub mod recovery;
 
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use self::decide::{Decision, First};
+use self::recovery::window_start;
+use super::calls::{ApiReply, ApiStep, Attempt, Req};
 use super::jobs::Job;
 use super::network::NetStep;
 use super::pipeline;
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
-use crate::domain::clock::HOUR_MS;
 use crate::domain::explain;
 use crate::domain::pipeline::TransferDone;
-use crate::domain::{
-    CrashMode, CrashPoint, EventKind, Faults, Layer, Outcome, Safeguard, TransferBody,
-};
-use crate::server::sim::Rng;
+use crate::domain::{CrashPoint, EventKind, Layer, Outcome, Safeguard};
 use crate::server::store::StoreName;
-
-/// A transfer request as the API instances see it, shared by every step that handles it.
-#[derive(Debug, PartialEq)]
-pub struct TransferRequest {
-    /// The user the bearer token names.
-    pub user: String,
-    pub key: String,
-    pub body: TransferBody,
-    /// SHA-256 of the canonical body.
-    pub hash: String,
-    /// Ground truth for the damage meter: the decision to pay this came from.
-    pub intent: String,
-}
-
-pub type Req = Arc<TransferRequest>;
-
-impl TransferRequest {
-    pub fn new(user: &str, key: String, body: TransferBody, intent: String) -> TransferRequest {
-        let hash = fingerprint(&body);
-        TransferRequest {
-            user: user.to_owned(),
-            key,
-            body,
-            hash,
-            intent,
-        }
-    }
-}
-
-/// The request fingerprint `fingerprint_check` compares: SHA-256 of the canonical body.
-pub fn fingerprint(body: &TransferBody) -> String {
-    Sha256::digest(body.canonical().as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// An HTTP answer from the payment API: status and body, exactly as stored and replayed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ApiReply {
-    pub status: u16,
-    pub body: String,
-    /// Set on a replay of a stored response (`Idempotent-Replayed: true`).
-    pub replayed: bool,
-}
-
-impl ApiReply {
-    /// A problem+json answer.
-    pub fn problem(status: u16, kind: &str, detail: &str) -> ApiReply {
-        ApiReply {
-            status,
-            body: crate::domain::problem_body(status, kind, detail).to_string(),
-            replayed: false,
-        }
-    }
-
-    pub fn content_type(&self) -> &'static str {
-        if self.status < 400 {
-            "application/json"
-        } else {
-            "application/problem+json"
-        }
-    }
-}
-
-/// One delivery of a call to an instance: what both of its steps work on.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Attempt {
-    pub call: u64,
-    /// 1 for the first delivery, 2 for the load balancer's retry.
-    pub attempt: u32,
-    pub instance: u32,
-    pub req: Req,
-}
-
-/// The two steps an instance runs for one request.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ApiStep {
-    Receive(Attempt),
-    Complete(Attempt),
-}
-
-/// Whether a crash point fires now. `once` fires and turns itself off.
-pub fn crash_fires(faults: &mut Faults, point: CrashPoint, rng: &mut Rng) -> bool {
-    match faults.crash_mode(point) {
-        CrashMode::Off => false,
-        CrashMode::Once => {
-            faults.crash.insert(point, CrashMode::Off);
-            true
-        }
-        CrashMode::Always => true,
-        CrashMode::Probability(p) => rng.chance(p),
-    }
-}
-
-/// Where the window starts: keys created before this are forgotten by the look-up.
-fn window_start(world: &LabWorld, now: i64) -> i64 {
-    now - world.safeguards.hours(Safeguard::WindowHours) * HOUR_MS
-}
 
 pub async fn run(
     world: &mut LabWorld,
@@ -152,7 +49,7 @@ fn answer(cx: &mut Cx<'_, Step>, call: u64, attempt: u32, req: &Req, reply: ApiR
         Step::Net(NetStep::LbAnswer {
             call,
             attempt,
-            key: req.key.clone(),
+            key: req.key.to_string(),
             reply,
         }),
     );
@@ -170,7 +67,7 @@ async fn receive(
         req,
     } = a;
     let now = cx.now();
-    let key = Some(req.key.clone());
+    let key = Some(req.key.to_string());
     let details = |extra: serde_json::Value| {
         let mut d = json!({"instance": instance, "attempt": attempt, "call": call});
         if let (Some(d), Some(extra)) = (d.as_object_mut(), extra.as_object()) {
@@ -193,7 +90,8 @@ async fn receive(
         // With the atomic claim, do not look first: one INSERT, and its conflict decides. Only
         // a claim that lost reads the row it lost to, to answer from it.
         if first == First::Claim
-            && idempotency::claim(&mut tx, &req.user, &req.key, &req.hash, since, now).await?
+            && idempotency::claim(&mut tx, &req.user, req.key.as_str(), &req.hash, since, now)
+                .await?
         {
             tx.commit().await?;
             cx.record(
@@ -205,7 +103,7 @@ async fn receive(
             );
             // Should this request die before completing, recovery looks at it after 60 s.
             cx.schedule_at(Job::after_claim(now), Step::Job(Job::StuckRecovery));
-            if crash_fires(&mut world.faults, CrashPoint::ApiAfterClaim, cx.rng()) {
+            if world.crash_fires(CrashPoint::ApiAfterClaim, cx.rng()) {
                 cx.record(
                     Layer::Api,
                     EventKind::InstanceCrashed,
@@ -216,7 +114,7 @@ async fn receive(
                 return Ok(());
             }
         } else {
-            let found = idempotency::look_up(&mut tx, &req.user, &req.key, since).await?;
+            let found = idempotency::look_up(&mut tx, &req.user, req.key.as_str(), since).await?;
             tx.commit().await?;
             match decide::decide(found.as_ref(), &req.hash, &world.safeguards) {
                 Decision::OtherBody => {
@@ -305,9 +203,9 @@ async fn complete(
         req,
     } = a;
     let now = cx.now();
-    let key = Some(req.key.clone());
+    let key = Some(req.key.to_string());
     let transfer_id = if world.safeguards.is_on(Safeguard::LedgerUnique) {
-        ledger::transfer_id_for(&req.user, &req.key)
+        ledger::transfer_id_for(&req.user, req.key.as_str())
     } else {
         // Without the guard every execution mints a fresh transfer id, so nothing collides.
         let (a, b) = (cx.rng().next_u64(), cx.rng().next_u64());
@@ -338,7 +236,7 @@ async fn complete(
             counterparty: req.body.to.clone(),
             amount: -amount,
             balance_after: balance - amount,
-            idem_key: req.key.clone(),
+            idem_key: req.key.to_string(),
             at_ms: now,
             lab_intent: req.intent.clone(),
         };
@@ -374,7 +272,7 @@ async fn complete(
             let before = ledger::debits_for_intent(&mut tx, &req.intent).await? - 1;
             let (outcome, damage, would_catch) = if before > 0 {
                 let same_key =
-                    ledger::intent_debited_with_key(&mut tx, &req.intent, &req.key).await?;
+                    ledger::intent_debited_with_key(&mut tx, &req.intent, req.key.as_str()).await?;
                 let guards = explain::debit_escape_guards(same_key, &world.safeguards);
                 (
                     Outcome::Escaped,
@@ -400,7 +298,7 @@ async fn complete(
                 outcome,
                 facts,
             );
-            created(&entry.receipt())
+            ApiReply::created(&entry.receipt())
         } else {
             let first = ledger::by_transfer(&mut tx, &transfer_id).await?;
             cx.record(
@@ -411,7 +309,7 @@ async fn complete(
                 json!({"guard": "ledger_unique", "transfer_id": transfer_id, "instance": instance}),
             );
             match first {
-                Some(first) => created(&first.receipt()),
+                Some(first) => ApiReply::created(&first.receipt()),
                 None => {
                     ApiReply::problem(409, "duplicate-transfer", "this transfer was already made")
                 }
@@ -423,7 +321,7 @@ async fn complete(
         idempotency::store_response(
             &mut tx,
             &req.user,
-            &req.key,
+            req.key.as_str(),
             &req.hash,
             since,
             now,
@@ -434,7 +332,7 @@ async fn complete(
     }
     tx.commit().await?;
     let outbox = world.safeguards.is_on(Safeguard::Outbox);
-    if crash_fires(&mut world.faults, CrashPoint::ApiAfterCommit, cx.rng()) {
+    if world.crash_fires(CrashPoint::ApiAfterCommit, cx.rng()) {
         cx.record(
             Layer::Api,
             EventKind::InstanceCrashed,
@@ -473,81 +371,4 @@ fn in_progress() -> ApiReply {
         "idempotency-key-in-progress",
         "a request with this Idempotency-Key is still being processed; retry later",
     )
-}
-
-/// The 201 answer for a receipt.
-pub fn created(receipt: &crate::domain::Receipt) -> ApiReply {
-    ApiReply {
-        status: 201,
-        body: serde_json::to_string(receipt).expect("receipts serialise"),
-        replayed: false,
-    }
-}
-
-/// Recovery (`stuck_recovery`): every IN_PROGRESS row older than 60 s is resolved from the
-/// ledger: completed with the receipt of the debit it made, or released so a retry can run.
-pub async fn recover_stuck(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
-    if !world.safeguards.is_on(Safeguard::StuckRecovery) {
-        return Ok(());
-    }
-    let now = cx.now();
-    // A run comes when a claim's 60 s are up, when the sandbox opens and when the safeguard is
-    // switched on (`Job::StuckRecovery`): look first, and take the write lock only when there
-    // is something to resolve (nothing else writes between steps, so the look stays true).
-    let mut conn = world.stores.pool(StoreName::Payments).acquire().await?;
-    let rows = idempotency::stuck(&mut conn, now - STUCK_AFTER_MS).await?;
-    drop(conn);
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let mut tx = world.stores.begin(StoreName::Payments).await?;
-    for row in &rows {
-        match ledger::by_key(&mut tx, &row.user_id, &row.idem_key).await? {
-            Some(entry) if entry.at_ms >= row.created_ms => {
-                let reply = created(&entry.receipt());
-                idempotency::complete_stuck(&mut tx, row, now, reply.status, &reply.body).await?;
-                cx.record(
-                    Layer::Jobs,
-                    EventKind::StuckKeyCompleted,
-                    Some(row.idem_key.clone()),
-                    Outcome::Ok,
-                    json!({"txn": entry.txn, "claimed_ms": row.created_ms}),
-                );
-            }
-            _ => {
-                idempotency::release(&mut tx, row).await?;
-                cx.record(
-                    Layer::Jobs,
-                    EventKind::StuckKeyReleased,
-                    Some(row.idem_key.clone()),
-                    Outcome::Ok,
-                    json!({"claimed_ms": row.created_ms}),
-                );
-            }
-        }
-    }
-    tx.commit().await?;
-    Ok(())
-}
-
-/// How long a claim may stay IN_PROGRESS before recovery resolves it.
-pub const STUCK_AFTER_MS: i64 = 60_000;
-
-/// The nightly partition drop: whole days older than the window go.
-pub async fn drop_old_partitions(
-    world: &mut LabWorld,
-    cx: &mut Cx<'_, Step>,
-) -> Result<(), sqlx::Error> {
-    let cutoff = window_start(world, cx.now());
-    let mut tx = world.stores.begin(StoreName::Payments).await?;
-    let (days, rows) = idempotency::drop_partitions(&mut tx, cutoff).await?;
-    tx.commit().await?;
-    cx.record(
-        Layer::Jobs,
-        EventKind::PartitionsDropped,
-        None,
-        Outcome::Ok,
-        json!({"days": days, "rows": rows, "window_hours": world.safeguards.hours(Safeguard::WindowHours)}),
-    );
-    Ok(())
 }

@@ -16,12 +16,13 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use uuid::Uuid;
 
 use super::broker;
+use super::calls::{ApiReply, TransferRequest};
 use super::error::LabError;
 use super::invariants::{self, Promises};
 use super::jobs::Job;
 use super::natural;
 use super::network::{NetStep, Network};
-use super::payments::{ledger, ApiReply, TransferRequest};
+use super::payments::ledger;
 use super::pipeline::{self, Pipeline};
 use super::sim::{NewEvent, Sim, SimCounters};
 use super::store::{StoreName, Stores, SNAPSHOT_ROWS};

@@ -66,7 +66,7 @@ impl Owner {
                     let _ = reply.send(r);
                 }
                 Command::RerunTo(run, event_id, rows, reply) => {
-                    let r = match self.replay_inputs(*run, Some(event_id)).await {
+                    let r = match self.rerun_inputs(*run, Some(event_id)).await {
                         Ok(true) => self.state_at_event(event_id, rows).await,
                         Ok(false) => Err(LabError::RunDiverged(format!(
                             "the run ended before event {event_id}"

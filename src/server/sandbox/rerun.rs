@@ -30,7 +30,7 @@ impl Owner {
 
     /// SHA-256 over the event log: each event's time, lane, kind, correlation, outcome and
     /// details, one line each, in order. Ids are left out: they are the log's own numbering; so
-    /// is the first event's kind, "created" or "reset": a run replayed after a reset starts
+    /// is the first event's kind, "created" or "reset": a run rerun after a reset starts
     /// the same way as a new one.
     pub(super) async fn log_hash(&self) -> Result<String, LabError> {
         use sha2::{Digest, Sha256};
@@ -68,7 +68,7 @@ impl Owner {
                 }
                 _ => {
                     return Err(LabError::RunDiverged(format!(
-                        "the original had run {steps} steps by {at_ms} ms; this replay ran {}",
+                        "the original had run {steps} steps by {at_ms} ms; this rerun ran {}",
                         self.sim.counters().steps_run
                     )))
                 }
@@ -84,7 +84,7 @@ impl Owner {
     }
 
     pub(super) async fn rerun(&mut self, run: Run) -> Result<Run, LabError> {
-        self.replay_inputs(run, None).await?;
+        self.rerun_inputs(run, None).await?;
         self.mode = ClockMode::Paused;
         self.save().await?;
         self.report_clock();
@@ -93,7 +93,7 @@ impl Owner {
 
     /// Drives the run's inputs in order (see [`Owner::drive_to`]); with `until`, stops as soon
     /// as the event log holds that event and says whether it got there.
-    pub(super) async fn replay_inputs(
+    pub(super) async fn rerun_inputs(
         &mut self,
         run: Run,
         until: Option<i64>,
@@ -117,7 +117,7 @@ impl Owner {
                 return Ok(true);
             }
             self.apply_input(input).await?;
-            // Clock inputs may set the clock live; the replay drives it itself.
+            // Clock inputs may set the clock live; the rerun drives it itself.
             self.anchor = None;
             self.mode = ClockMode::Paused;
             if self.reached_stop() {
@@ -129,7 +129,7 @@ impl Owner {
         Ok(done || self.reached_stop())
     }
 
-    /// Whether a rewind's replay has logged the event it is after.
+    /// Whether a rewind's rerun has logged the event it is after.
     pub(super) fn reached_stop(&self) -> bool {
         self.stop_at.is_some_and(|at| self.last_event >= at)
     }

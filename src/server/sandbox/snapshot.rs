@@ -1,5 +1,6 @@
-//! The state snapshot: the clock, the settings, the balances, every table (cut to the newest rows)
-//! and the damage meter, as `GET …/state` answers it.
+//! The state snapshot: the clock, the settings, the balances, every table (cut to the newest rows,
+//! the broker's partitions with their last stable offset beside them) and the damage meter, as
+//! `GET …/state` answers it.
 
 use super::*;
 
@@ -15,6 +16,22 @@ impl Owner {
         )
         .fetch_all(stores.pool(StoreName::Wallet))
         .await?;
+        let mut tables = stores.snapshot(rows).await?;
+        // Computed here from the whole log, not by the page from rows cut to the newest.
+        let stable =
+            broker::last_stable_offsets(&mut *stores.pool(StoreName::Broker).acquire().await?)
+                .await?;
+        if let Some(partitions) = tables.get_mut("broker.partitions") {
+            for row in partitions.iter_mut() {
+                let lso = stable
+                    .iter()
+                    .find(|(t, p, _)| row["topic"] == t.as_str() && row["partition"] == *p)
+                    .map(|(_, _, o)| *o);
+                if let (Some(map), Some(lso)) = (row.as_object_mut(), lso) {
+                    map.insert("last_stable_offset".into(), lso.into());
+                }
+            }
+        }
         Ok(SandboxState {
             id: self.id.to_string(),
             seed: self.seed,
@@ -25,7 +42,7 @@ impl Owner {
                 payments: payments.into_iter().collect(),
                 wallet: wallet.into_iter().collect(),
             },
-            tables: stores.snapshot(rows).await?,
+            tables,
             damage: crate::server::damage::measure(stores).await?,
         })
     }

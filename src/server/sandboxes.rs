@@ -13,11 +13,13 @@ use uuid::Uuid;
 use super::config::Config;
 use super::error::LabError;
 use super::sandbox::{self, SandboxHandle};
+use crate::domain::run::Run;
 use crate::domain::{ClockMode, SandboxState};
 
-/// The lab: every sandbox this server holds. Cheap to clone.
+/// Every sandbox this server holds: making, finding, loading and unloading them, their caps,
+/// rate limits and event-stream places. Cheap to clone.
 #[derive(Clone)]
-pub struct Lab(Arc<Inner>);
+pub struct Sandboxes(Arc<Inner>);
 
 struct Inner {
     config: Config,
@@ -43,7 +45,7 @@ struct Bucket {
 const BUCKETS_KEPT: usize = 4_096;
 
 /// A place among the server's event streams, given back when dropped.
-pub struct StreamPermit(Lab);
+pub struct StreamPermit(Sandboxes);
 
 impl Drop for StreamPermit {
     fn drop(&mut self) {
@@ -59,9 +61,9 @@ const UNTOUCHED_FILE: &str = "untouched";
 /// Where rewinds build their throw-away sandboxes, under the data folder.
 const SCRATCH_DIR: &str = "scratch";
 
-impl Lab {
+impl Sandboxes {
     /// Prepares the data folder and starts the reaper.
-    pub async fn start(config: Config) -> Result<Lab, LabError> {
+    pub async fn start(config: Config) -> Result<Sandboxes, LabError> {
         tokio::fs::create_dir_all(config.data_dir.join("sandboxes")).await?;
         // Rewinds interrupted by a stop left their scratch sandboxes behind: nothing reads them.
         let scratch = config.data_dir.join(SCRATCH_DIR);
@@ -69,7 +71,7 @@ impl Lab {
             tokio::fs::remove_dir_all(&scratch).await?;
         }
         let (shutdown, _) = watch::channel(false);
-        let lab = Lab(Arc::new(Inner {
+        let sandboxes = Sandboxes(Arc::new(Inner {
             config,
             loaded: Mutex::new(HashMap::new()),
             streams: AtomicUsize::new(0),
@@ -77,9 +79,9 @@ impl Lab {
             buckets: std::sync::Mutex::new(HashMap::new()),
             untouched: std::sync::Mutex::new(HashSet::new()),
         }));
-        let reaper = lab.clone();
+        let reaper = sandboxes.clone();
         tokio::spawn(async move { reaper.reap_forever().await });
-        Ok(lab)
+        Ok(sandboxes)
     }
 
     pub fn config(&self) -> &Config {
@@ -116,8 +118,23 @@ impl Lab {
         Ok(handle)
     }
 
+    /// Reruns a recorded run (seed and timed inputs) into a new paused sandbox, for `POST
+    /// /api/runs` and the `/run` page alike: every input is checked as the API checks it (a
+    /// [`LabError::Invalid`] naming the field) and a run that could not have been recorded is
+    /// refused ([`LabError::RunDiverged`]) before any sandbox is made. Returns the new sandbox
+    /// and the run as it went there, with its own event log's hash.
+    pub async fn import_run(&self, run: Run) -> Result<(SandboxHandle, Run), LabError> {
+        run.check()?;
+        if let Some(why) = run.impossible() {
+            return Err(LabError::RunDiverged(why));
+        }
+        let sandbox = self.create(Some(run.seed), ClockMode::Paused).await?;
+        let rerun = sandbox.rerun(run).await?;
+        Ok((sandbox, rerun))
+    }
+
     /// The sandbox as it stood at one of its timeline events, the present untouched: its run
-    /// (seed and inputs) is replayed into a scratch sandbox until the log reaches that event,
+    /// (seed and inputs) is rerun in a scratch sandbox until the log reaches that event,
     /// read, and thrown away.
     pub async fn state_at(
         &self,

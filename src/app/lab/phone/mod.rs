@@ -1,0 +1,353 @@
+//! Shimul's phone running the PocketPay app. The app is real client code: it makes the
+//! Idempotency-Key at the confirm tap, keeps it in browser storage with the pending transfer
+//! (`key_persistence`), guards the Send button (`button_guard`), lets its HTTP library retry a
+//! timeout on its own (`auto_retries`, `retry_backoff_ms`), and talks to the payment API over
+//! HTTP exactly as `curl` would. What it cannot know, it shows as unknown: its balance is the one
+//! the last receipt it received told it, never the ledger's.
+//!
+//! What the app decides (a tap caught at the button, the key a tap sends, what an answer
+//! changes) is `domain::phone_app::AppMemory`; this component wires it to the screen, to
+//! browser storage (`storage.rs`) and to HTTP (`http.rs`).
+
+mod http;
+mod storage;
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+use super::stream::LabStream;
+use crate::app::i18n::{digits, taka, tr_id};
+use crate::domain::phone::{AppSignal, SendLabel};
+use crate::domain::phone_app::{AppMemory, AppScreen, AppSwitches, Tap};
+use crate::domain::{Safeguard, SafeguardValue};
+
+/// The phone, its frame and the "close and reopen the app" control. Reopening drops the app
+/// with everything it held in memory (answers still on their way are lost to it) and starts
+/// it again from browser storage.
+#[component]
+pub fn ShimulPhone(live: LabStream) -> impl IntoView {
+    let generation = RwSignal::new(0u32);
+    // A reset of the sandbox reinstalls the app: nothing kept survives it.
+    Effect::watch(
+        move || live.resets.get(),
+        {
+            let live = live.clone();
+            move |_, _, _| {
+                storage::forget(&live.sandbox());
+                generation.update(|g| *g += 1);
+            }
+        },
+        false,
+    );
+    view! {
+        <section class="panel phone-panel" aria-labelledby="shimul-title">
+            <h2 id="shimul-title">{move || tr!("shimul-phone")}</h2>
+            <div class="phone" role="group" aria-label=move || tr!("shimul-phone-frame")>
+                <div class="phone-notch" aria-hidden="true"></div>
+                {
+                    let live = live.clone();
+                    move || {
+                        generation.get();
+                        view! { <PocketPayApp live=live.clone() /> }
+                    }
+                }
+            </div>
+            <button
+                type="button"
+                class="reopen"
+                data-testid="reopen-app"
+                on:click=move |_| generation.update(|g| *g += 1)
+            >
+                {move || tr!("reopen-app")}
+            </button>
+            <p class="hint">{move || tr!("reopen-app-hint")}</p>
+        </section>
+    }
+}
+
+/// The PocketPay app itself, as it runs on Shimul's phone.
+#[component]
+fn PocketPayApp(live: LabStream) -> impl IntoView {
+    let sandbox = live.sandbox();
+    let state = live.state;
+    let switch = move |s: Safeguard| {
+        state.with(|st| matches!(st.safeguards.get(s), SafeguardValue::On(true)))
+    };
+    let app = RwSignal::new(AppMemory::opened(None));
+    let screen = RwSignal::new(AppScreen::Ready);
+    // What the user typed; `None` shows the usual ৳500 in the page's digits.
+    let amount_text = RwSignal::new(None::<String>);
+    let amount_error = RwSignal::new(None::<&'static str>);
+
+    // Only what the app was told; the stores' balance is for the other panels.
+    let balance = move || app.with(|a| a.known.taka());
+    let busy = move || app.with(AppMemory::busy);
+    let disabled = move || switch(Safeguard::ButtonGuard) && busy();
+    let pending = move || app.with(|a| a.pending.clone());
+    let last_key = move || app.with(|a| a.last_key.clone());
+    let taps = move || app.with(|a| a.taps);
+
+    // Sends one tap's request, with the HTTP library's automatic retries, and shows the outcome.
+    let send = {
+        let live = live.clone();
+        let sandbox = sandbox.clone();
+        move |key: String, amount: i64, intent: String, tap: Option<AppSignal>| {
+            let live = live.clone();
+            let sandbox = sandbox.clone();
+            app.update(|a| a.sending(&key));
+            screen.set(AppScreen::Sending);
+            leptos::task::spawn_local(async move {
+                // The tap goes on the timeline before its request leaves.
+                if let Some(signal) = tap {
+                    http::post_app_signal(&sandbox, &signal).await;
+                }
+                let (retries, backoff_ms) = live
+                    .state
+                    .with_untracked(|s| (s.faults.auto_retries, s.faults.retry_backoff_ms));
+                let mut attempt = 0;
+                let answer = loop {
+                    let keep = switch_untracked(&live, Safeguard::KeyPersistence);
+                    let _ = app.try_update(|a| {
+                        if let Some(p) = a.request_leaves(&key).filter(|_| keep) {
+                            storage::save_pending(&sandbox, p);
+                        }
+                    });
+                    let answer = http::post_transfer(&sandbox, &key, &intent, amount).await;
+                    if answer.library_retries() && attempt < retries {
+                        attempt += 1;
+                        let _ = screen.try_set(AppScreen::Backoff);
+                        let speed = live.clock.with_untracked(|c| c.speed).max(0.1);
+                        http::sleep((backoff_ms as f64 / speed) as i32).await;
+                        let _ = screen.try_set(AppScreen::Sending);
+                        continue;
+                    }
+                    break answer;
+                };
+                // Kept only by an app still open: one closed meanwhile never heard this answer.
+                if let Some(balance) = app
+                    .try_update(|a| a.answered(&answer))
+                    .and_then(|d| d.balance)
+                {
+                    storage::save_balance(&sandbox, balance);
+                }
+                if answer.is_final() {
+                    storage::clear_pending(&sandbox);
+                    storage::clear_intent(&sandbox);
+                }
+                let _ = screen.try_set(AppScreen::after(answer));
+            });
+        }
+    };
+
+    // On opening: a pending transfer in storage is resumed with its own key.
+    #[cfg(feature = "hydrate")]
+    {
+        let live = live.clone();
+        let sandbox = sandbox.clone();
+        let send = send.clone();
+        Effect::new(move |_| {
+            app.set(AppMemory::opened(storage::load_balance(&sandbox)));
+            if !switch_untracked(&live, Safeguard::KeyPersistence) {
+                storage::clear_pending(&sandbox);
+                return;
+            }
+            if let Some(p) = storage::load_pending(&sandbox) {
+                let intent = storage::intent(&sandbox);
+                let (key, amount) = (p.key.clone(), p.amount);
+                app.update(|a| a.resume(p));
+                send(key, amount, intent, None);
+                screen.set(AppScreen::Resuming);
+            }
+        });
+    }
+
+    let on_send = {
+        let live = live.clone();
+        let sandbox = sandbox.clone();
+        move |ev: leptos::ev::SubmitEvent| {
+            ev.prevent_default();
+            let switches = AppSwitches {
+                button_guard: switch_untracked(&live, Safeguard::ButtonGuard),
+                key_persistence: switch_untracked(&live, Safeguard::KeyPersistence),
+            };
+            let text = amount_text.get_untracked();
+            let fresh = uuid::Uuid::new_v4().to_string();
+            let now = super::stream::now_ms();
+            let tap = app
+                .try_update(|a| a.tap(now, switches, text.as_deref(), fresh))
+                .expect("the app is open while its form is on the page");
+            match tap {
+                Tap::Ignored(signal) => {
+                    // Caught at the button: the lab hears of it, the server does not.
+                    let sandbox = sandbox.clone();
+                    leptos::task::spawn_local(async move {
+                        http::post_app_signal(&sandbox, &signal).await;
+                    });
+                }
+                Tap::BadAmount(e) => amount_error.set(Some(e.message_id())),
+                Tap::Send {
+                    key,
+                    amount,
+                    signal,
+                    save,
+                } => {
+                    amount_error.set(None);
+                    if save {
+                        if let Some(p) = app.with_untracked(|a| a.pending.clone()) {
+                            storage::save_pending(&sandbox, &p);
+                        }
+                    }
+                    send(key, amount, storage::intent(&sandbox), Some(signal));
+                }
+            }
+        }
+    };
+
+    let amount_locked = move || app.with(|a| a.amount_locked(switch(Safeguard::KeyPersistence)));
+    let label = move || SendLabel::of(busy(), amount_locked());
+
+    view! {
+        <div class="app" data-screen=move || screen.get().id()>
+            <AppTop label="your-balance" testid="shimul-balance" balance=Signal::derive(balance) />
+            <form class="app-form" on:submit=on_send novalidate=true>
+                <p class="app-to">
+                    <span class="label">{move || tr!("send-to")}</span>
+                    <strong>{move || tr!("tithi")}</strong>
+                </p>
+                <label class="app-amount">
+                    <span class="label">{move || tr!("amount-label")}</span>
+                    <span class="amount-field">
+                        <span aria-hidden="true">"৳"</span>
+                        <input
+                            type="text"
+                            inputmode="numeric"
+                            data-testid="amount"
+                            prop:value=move || match pending().filter(|_| amount_locked()) {
+                                Some(p) => digits(&p.amount.to_string()),
+                                None => amount_text.get().unwrap_or_else(|| digits("500")),
+                            }
+                            on:input=move |ev| amount_text.set(Some(event_target_value(&ev)))
+                            readonly=amount_locked
+                            aria-invalid=move || amount_error.get().is_some().to_string()
+                            aria-describedby="amount-error"
+                        />
+                    </span>
+                </label>
+                <p id="amount-error" class="error" role="alert">
+                    {move || amount_error.get().map(tr_id)}
+                </p>
+                <button
+                    type="submit"
+                    class="send"
+                    data-testid="send-button"
+                    aria-disabled=move || disabled().to_string()
+                    class:guarded=disabled
+                    aria-busy=move || busy().to_string()
+                >
+                    <Show when=disabled>
+                        <span class="spinner" aria-hidden="true"></span>
+                    </Show>
+                    {move || tr_id(label().message_id())}
+                </button>
+            </form>
+            <div class="app-message" data-testid="phone-message" data-state=move || screen.get().id() data-taps=taps role="status" aria-live="polite">
+                {move || message(screen.get())}
+            </div>
+            <p class="app-key">
+                <span class="label">"Idempotency-Key"</span>
+                <code data-testid="idempotency-key" data-pending=move || app.with(|a| a.pending.is_some()).to_string()>
+                    {move || pending().map(|p| p.key).or_else(last_key).unwrap_or_else(|| "—".to_owned())}
+                </code>
+                <span class="hint" data-testid="key-requests">
+                    {move || match pending() {
+                        Some(p) => tr!("key-pending", { "n" => p.requests, "requests" => digits(&p.requests.to_string()) }),
+                        None if last_key().is_some() => tr!("key-last"),
+                        None => tr!("key-none"),
+                    }}
+                </span>
+            </p>
+        </div>
+    }
+}
+
+/// The top of the PocketPay app on either phone: its name and a balance.
+#[component]
+pub fn AppTop(
+    /// Message id of the balance's label.
+    label: &'static str,
+    testid: &'static str,
+    balance: Signal<i64>,
+) -> impl IntoView {
+    view! {
+        <header class="app-bar">
+            <span class="app-logo" aria-hidden="true">"৳"</span>
+            <span>{move || tr!("pocketpay")}</span>
+        </header>
+        <div class="app-balance">
+            <span class="label">{move || tr_id(label)}</span>
+            <strong data-testid=testid data-value=move || balance.get()>{move || taka(balance.get())}</strong>
+        </div>
+    }
+}
+
+fn switch_untracked(live: &LabStream, s: Safeguard) -> bool {
+    live.state
+        .with_untracked(|st| matches!(st.safeguards.get(s), SafeguardValue::On(true)))
+}
+
+fn message(screen: AppScreen) -> AnyView {
+    match screen {
+        AppScreen::Ready => view! { <p class="hint">{move || tr!("phone-ready")}</p> }.into_any(),
+        AppScreen::Sending | AppScreen::Resuming | AppScreen::Backoff => {
+            let id = match screen {
+                AppScreen::Resuming => "phone-resuming",
+                AppScreen::Backoff => "phone-backoff",
+                _ => "phone-sending",
+            };
+            view! { <p class="pending"><span class="spinner" aria-hidden="true"></span>{move || tr_id(id)}</p> }
+                .into_any()
+        }
+        AppScreen::Receipt { receipt, replayed } => {
+            let txn = receipt.txn.clone();
+            let txn_attr = txn.clone();
+            view! {
+                <div class="receipt" data-txn=txn_attr>
+                    <p class="receipt-title">
+                        <span aria-hidden="true">"✓ "</span>
+                        {move || tr!("receipt-sent", { "amount" => taka(receipt.amount) })}
+                    </p>
+                    <p class="receipt-txn">{txn}</p>
+                    <p>{move || tr!("receipt-balance", { "balance" => taka(receipt.balance) })}</p>
+                    <Show when=move || replayed>
+                        <p class="hint">{move || tr!("receipt-replayed")}</p>
+                    </Show>
+                </div>
+            }
+            .into_any()
+        }
+        AppScreen::AlreadyMade => {
+            view! { <p><span aria-hidden="true">"✓ "</span>{move || tr!("phone-already-made")}</p> }
+                .into_any()
+        }
+        AppScreen::Refused { kind } => {
+            let id = match kind.as_str() {
+                "insufficient-funds" => "phone-insufficient",
+                "idempotency-key-reused" => "phone-key-reused",
+                _ => "phone-refused",
+            };
+            view! { <p class="error"><span aria-hidden="true">"✕ "</span>{move || tr_id(id)}</p> }
+                .into_any()
+        }
+        AppScreen::InProgress => {
+            view! { <p class="unknown">{move || tr!("phone-in-progress")}</p> }.into_any()
+        }
+        AppScreen::TryLater => {
+            view! { <p class="unknown">{move || tr!("phone-try-later")}</p> }.into_any()
+        }
+        AppScreen::Unknown => view! {
+            <p class="error"><span aria-hidden="true">"! "</span>{move || tr!("generic-error")}</p>
+            <p class="lab-note" data-outcome="unknown">{move || tr!("outcome-unknown-note")}</p>
+        }
+        .into_any(),
+    }
+}

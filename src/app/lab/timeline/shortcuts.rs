@@ -1,0 +1,100 @@
+//! The timeline's keyboard shortcuts (space pauses or resumes, → runs one step, ? opens the
+//! help, Esc closes it and clears the selection) as a hook, and the dialog that lists them.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+
+#[cfg(feature = "hydrate")]
+use crate::app::lab::clock_control;
+use crate::app::lab::stream::LabStream;
+#[cfg(feature = "hydrate")]
+use crate::domain::{ClockCommand, ClockMode};
+
+/// Listens for the shortcuts on the whole window while the timeline is on the page; keys typed
+/// into a field or pressed on a control are left to it. Nothing happens during server rendering.
+#[cfg_attr(not(feature = "hydrate"), allow(unused_variables))]
+pub fn use_shortcuts(live: &LabStream, help: RwSignal<bool>, selected: RwSignal<Option<i64>>) {
+    #[cfg(feature = "hydrate")]
+    {
+        let live = live.clone();
+        let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+            let typing = ev
+                .target()
+                .and_then(|t| {
+                    use wasm_bindgen::JsCast;
+                    t.dyn_into::<web_sys::Element>().ok()
+                })
+                .map(|el| {
+                    let tag = el.tag_name().to_lowercase();
+                    matches!(
+                        tag.as_str(),
+                        "input" | "select" | "textarea" | "button" | "summary"
+                    )
+                })
+                .unwrap_or(false);
+            if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+                return;
+            }
+            let command = match ev.key().as_str() {
+                " " if !typing => {
+                    ev.prevent_default();
+                    Some(
+                        if live.clock.with_untracked(|c| c.mode == ClockMode::Paused) {
+                            ClockCommand::Resume
+                        } else {
+                            ClockCommand::Pause
+                        },
+                    )
+                }
+                "ArrowRight" if !typing => {
+                    ev.prevent_default();
+                    Some(ClockCommand::Step)
+                }
+                "?" => {
+                    help.update(|h| *h = !*h);
+                    None
+                }
+                "Escape" => {
+                    help.set(false);
+                    selected.set(None);
+                    None
+                }
+                _ => None,
+            };
+            if let Some(command) = command {
+                let live = live.clone();
+                leptos::task::spawn_local(async move {
+                    if let Ok(c) = clock_control(live.sandbox(), command).await {
+                        live.set_clock(c);
+                    }
+                });
+            }
+        });
+        on_cleanup(move || handle.remove());
+    }
+}
+
+/// The keyboard shortcuts, in a dialog.
+#[component]
+pub fn ShortcutHelp(help: RwSignal<bool>) -> impl IntoView {
+    let close = NodeRef::<leptos::html::Button>::new();
+    Effect::new(move |_| {
+        if let Some(b) = close.get() {
+            let _ = b.focus();
+        }
+    });
+    view! {
+        <div class="help-backdrop" on:click=move |_| help.set(false)>
+            <div class="help" role="dialog" aria-modal="true" aria-labelledby="help-title" data-testid="shortcut-help" on:click=|ev| ev.stop_propagation()>
+                <h3 id="help-title">{move || tr!("shortcuts-title")}</h3>
+                <dl>
+                    <dt><kbd>"Space"</kbd></dt><dd>{move || tr!("shortcut-space")}</dd>
+                    <dt><kbd>"→"</kbd></dt><dd>{move || tr!("shortcut-step")}</dd>
+                    <dt><kbd>"?"</kbd></dt><dd>{move || tr!("shortcut-help")}</dd>
+                    <dt><kbd>"Esc"</kbd></dt><dd>{move || tr!("shortcut-escape")}</dd>
+                </dl>
+                <button type="button" node_ref=close on:click=move |_| help.set(false)>{move || tr!("close")}</button>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,245 @@
+//! The instructor's and the chapters' controls: safeguards, faults, the clock, reset, a
+//! scenario's preset, scenario 7's natural writes, scenario 8's messengers, a consumer replay.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{RawPathParams, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::Json;
+use serde_json::json;
+
+use super::problem::json_body;
+use super::{shapes, SandboxId};
+use crate::domain::generals::Generals;
+use crate::domain::natural::{NaturalOp, NaturalReport};
+use crate::domain::run::check_replay;
+use crate::domain::scenario;
+use crate::domain::{ClockCommand, ClockState};
+use crate::server::error::LabError;
+use crate::server::sandboxes::Sandboxes;
+
+/// Switches safeguards (any subset of the ids of docs/reference.md §3); all or nothing.
+#[utoipa::path(put, path = "/api/sandboxes/{id}/safeguards", tag = "controls",
+    params(shapes::SandboxPath),
+    request_body = shapes::SafeguardsBody,
+    responses(
+        (status = 200, description = "Every safeguard after the change", body = shapes::Safeguards),
+        (status = 400, response = shapes::BadRequest),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 404, response = shapes::NotFound),
+        (status = 413, response = shapes::TooLarge),
+        (status = 415, response = shapes::NotJson),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn safeguards(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = sandboxes.get(&id).await?;
+    let body = json_body(body, false)?;
+    Ok(Json(sandbox.set_safeguards(body).await?))
+}
+
+/// Sets faults (any subset of the ids of docs/reference.md §4); all or nothing.
+#[utoipa::path(put, path = "/api/sandboxes/{id}/faults", tag = "controls",
+    params(shapes::SandboxPath),
+    request_body = shapes::FaultsBody,
+    responses(
+        (status = 200, description = "Every fault after the change", body = shapes::Faults),
+        (status = 400, response = shapes::BadRequest),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 404, response = shapes::NotFound),
+        (status = 413, response = shapes::TooLarge),
+        (status = 415, response = shapes::NotJson),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn faults(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = sandboxes.get(&id).await?;
+    let body = json_body(body, false)?;
+    Ok(Json(sandbox.set_faults(body).await?))
+}
+
+/// `POST …/clock` with any of `mode`, `speed`, `step`, `advance_seconds` → the clock after.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/clock", tag = "controls",
+    params(shapes::SandboxPath),
+    request_body = shapes::ClockBody,
+    responses(
+        (status = 200, body = ClockState),
+        (status = 400, response = shapes::BadRequest),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 404, response = shapes::NotFound),
+        (status = 413, response = shapes::TooLarge),
+        (status = 415, response = shapes::NotJson),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn clock(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = sandboxes.get(&id).await?;
+    let commands = ClockCommand::parse_body(&json_body(body, false)?)?;
+    Ok(Json(sandbox.clock(commands).await?))
+}
+
+/// Back to the lesson's start: Shimul ৳2,000, Tithi ৳0, empty tables, default settings.
+/// It takes no body (one in JSON is ignored).
+#[utoipa::path(post, path = "/api/sandboxes/{id}/reset", tag = "controls",
+    params(shapes::SandboxPath),
+    responses(
+        (status = 204, description = "Reset"),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 404, response = shapes::NotFound),
+        (status = 415, response = shapes::NotJson),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn reset(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+) -> Result<StatusCode, LabError> {
+    sandboxes.get(&id).await?.reset().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST …/scenario/{n}`: resets the sandbox and loads scenario n's preset (docs/reference.md
+/// §7): its seed, safeguards, faults and clock, with a "scenario loaded" event on the
+/// timeline. The body is optional: `{"variant": "guarded"}` (the default) or `"unguarded"`.
+/// An unknown scenario or variant changes nothing.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/scenario/{n}", tag = "controls",
+    params(
+        shapes::SandboxPath,
+        ("n" = u8, Path, description = "The scenario, 1 to 12 (docs/reference.md §7); any other text answers 404 `unknown-scenario`"),
+    ),
+    request_body(content = shapes::ScenarioBody, description = "Optional; `{}` or nothing reads as the guarded variant"),
+    responses(
+        (status = 200, description = "The scenario is loaded", body = shapes::ScenarioLoaded),
+        (status = 400, response = shapes::BadRequest),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such scenario or variant of it (`unknown-scenario`; only scenario 8 has `at_most_once`); nothing changed", body = shapes::Problem, content_type = "application/problem+json"),
+        (status = 413, response = shapes::TooLarge),
+        (status = 415, response = shapes::NotJson),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn scenario(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+    params: RawPathParams,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = sandboxes.get(&id).await?;
+    let n = params
+        .iter()
+        .find(|(name, _)| *name == "n")
+        .map(|(_, value)| value.to_owned())
+        .unwrap_or_default();
+    // An unknown scenario is refused before the body is read, as a missing one would be.
+    preset_for(&n, scenario::Variant::Guarded)?;
+    let variant = scenario::Variant::parse_body(&json_body(body, true)?)?;
+    let preset = preset_for(&n, variant)?;
+    let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
+    sandbox.load_scenario(preset).await?;
+    Ok(Json(answer))
+}
+
+/// Scenario `n` (as the path or a query spells it) in `variant`: an unknown scenario, or a
+/// variant the scenario does not have, is 404 `unknown-scenario`. The preset route and the
+/// lab's entrance (`/lab?scenario=N`) both read presets through it.
+pub fn preset_for(n: &str, variant: scenario::Variant) -> Result<scenario::Preset, LabError> {
+    let number = (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse::<u8>().ok())
+        .flatten()
+        .filter(|n| scenario::SCENARIOS.contains(n))
+        .ok_or_else(|| LabError::UnknownScenario(n.to_owned()))?;
+    scenario::preset(number, variant).ok_or(LabError::UnknownVariant(number, variant.id()))
+}
+
+/// `POST …/natural`: scenario 7. Sends `times` copies (default 10) of one write over the
+/// sandbox's network to the payment API's database: a SET of the display name, an INCREMENT of
+/// the savings balance, or one INSERT keyed by a transfer id. A lost request never arrives.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/natural", tag = "controls",
+    params(shapes::SandboxPath),
+    request_body = shapes::NaturalBody,
+    responses(
+        (status = 200, description = "The copies sent, those that arrived, and the tables after", body = NaturalReport),
+        (status = 400, response = shapes::BadRequest),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 404, response = shapes::NotFound),
+        (status = 413, response = shapes::TooLarge),
+        (status = 415, response = shapes::NotJson),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn natural(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = sandboxes.get(&id).await?;
+    let (op, times) = NaturalOp::parse_body(&json_body(body, false)?)?;
+    Ok(Json(sandbox.natural(op, times).await?))
+}
+
+/// `POST …/generals`: scenario 8's Two Generals. Messengers go back and forth, each caught with
+/// `loss_pct` percent chance (default 30), until one is caught or eight have crossed.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/generals", tag = "controls",
+    params(shapes::SandboxPath),
+    request_body(content = shapes::GeneralsBody, description = "Optional; nothing reads as a 30 % chance"),
+    responses(
+        (status = 200, description = "When the messengers set out, and each one", body = Generals),
+        (status = 400, response = shapes::BadRequest),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 404, response = shapes::NotFound),
+        (status = 413, response = shapes::TooLarge),
+        (status = 415, response = shapes::NotJson),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn generals(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = sandboxes.get(&id).await?;
+    let loss = Generals::parse_body(&json_body(body, true)?)?;
+    Ok(Json(sandbox.generals(loss).await?))
+}
+
+/// Rewinds a consumer group by time: `{"consumer": "wallet"|"sms"|"fraud", "from_seconds_ago": n}`.
+#[utoipa::path(post, path = "/api/sandboxes/{id}/replay", tag = "controls",
+    params(shapes::SandboxPath),
+    request_body = shapes::ReplayBody,
+    responses(
+        (status = 200, description = "The group's new offset per partition", body = shapes::Replayed),
+        (status = 400, response = shapes::BadRequest),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 404, response = shapes::NotFound),
+        (status = 413, response = shapes::TooLarge),
+        (status = 415, response = shapes::NotJson),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn replay(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let sandbox = sandboxes.get(&id).await?;
+    let (consumer, seconds) = check_replay(&json_body(body, false)?)?;
+    let offsets = sandbox.replay(consumer, seconds).await?;
+    let offsets: serde_json::Map<String, serde_json::Value> = offsets
+        .into_iter()
+        .map(|(p, o)| (p.to_string(), o.into()))
+        .collect();
+    Ok(Json(json!({"consumer": consumer, "offsets": offsets})))
+}

@@ -1,0 +1,103 @@
+//! Runs: the sandbox at one of its events (rewind), a run's export, and a run's rerun into a new
+//! sandbox.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{RawPathParams, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::Json;
+use serde_json::json;
+
+use super::problem::json_body;
+use super::{shapes, SandboxId};
+use crate::domain::run::Run;
+use crate::domain::{FieldError, SandboxState};
+use crate::server::error::LabError;
+use crate::server::sandboxes::Sandboxes;
+
+/// The sandbox as it stood at one of its timeline events (rewind): the run is rerun in a
+/// scratch sandbox until that event, so the present is untouched.
+#[utoipa::path(get, path = "/api/sandboxes/{id}/state-at/{event}", tag = "runs",
+    params(
+        shapes::SandboxPath,
+        ("event" = i64, Path, description = "A timeline event id of this sandbox: decimal digits only"),
+    ),
+    responses(
+        (status = 200, body = SandboxState),
+        (status = 400, description = "The event is not a number", body = shapes::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such event in its log (`unknown-event`)", body = shapes::Problem, content_type = "application/problem+json"),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn state_at(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+    params: RawPathParams,
+) -> Result<Json<SandboxState>, LabError> {
+    // The sandbox first, like every other route: an unknown one is 404 whatever the event.
+    sandboxes.get(&id).await?;
+    let event = params
+        .iter()
+        .find(|(name, _)| *name == "event")
+        .map(|(_, value)| value)
+        .unwrap_or_default();
+    let event = parse_event_id(event)
+        .ok_or_else(|| FieldError::new("event", "expected a timeline event id (digits)"))?;
+    Ok(Json(
+        sandboxes
+            .state_at(&id, event, crate::server::store::SNAPSHOT_ROWS)
+            .await?,
+    ))
+}
+
+/// A timeline event id as a URL spells it: decimal digits, no sign, within `i64`.
+pub(crate) fn parse_event_id(text: &str) -> Option<i64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// The run so far: seed, timed inputs, clock, and the event log's hash.
+#[utoipa::path(get, path = "/api/sandboxes/{id}/run", tag = "runs",
+    params(shapes::SandboxPath),
+    responses(
+        (status = 200, body = Run),
+        (status = 404, response = shapes::NotFound),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn export_run(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+) -> Result<Json<Run>, LabError> {
+    Ok(Json(sandboxes.get(&id).await?.export_run().await?))
+}
+
+/// Reruns a run in a new sandbox (paused when done): the same seed and inputs give the same
+/// timeline, and the answer's `log_hash` says so. Every input is checked as the API checks it
+/// (400 naming the field) before any sandbox is made.
+#[utoipa::path(post, path = "/api/runs", tag = "runs",
+    request_body = shapes::RunBody,
+    responses(
+        (status = 201, description = "The new sandbox and the run it produced", body = shapes::Imported),
+        (status = 400, response = shapes::BadRequest),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 413, response = shapes::TooLarge),
+        (status = 415, response = shapes::NotJson),
+        (status = 422, description = "Well formed, but the run cannot be rerun as recorded (inputs out of order, at steps that never ran, a transfer to its own sender)", body = shapes::Problem, content_type = "application/problem+json"),
+        (status = 503, response = shapes::Full),
+    ))]
+pub(super) async fn import_run(
+    State(sandboxes): State<Sandboxes>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let run: Run = serde_json::from_value(json_body(body, false)?)
+        .map_err(|e| LabError::BadJson(format!("not a run: {e}")))?;
+    let (sandbox, rerun) = sandboxes.import_run(run).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"id": sandbox.id, "log_hash": rerun.log_hash})),
+    ))
+}

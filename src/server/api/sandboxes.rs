@@ -1,0 +1,105 @@
+//! The sandbox routes: make one, read its whole state, check its invariants.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::Json;
+use serde_json::json;
+
+use super::problem::json_body;
+use super::{shapes, SandboxId};
+use crate::domain::{expect_object, ClockMode, FieldError, SandboxState};
+use crate::server::error::LabError;
+use crate::server::sandboxes::Sandboxes;
+
+/// `POST /api/sandboxes` `{"seed"?: u64, "paused"?: bool}` → 201 `{"id"}`. A sandbox starts live
+/// at ×1; `"paused": true` starts it paused at 09:00 on day 1, so that a scripted run (a test, a
+/// replay) begins at an exact virtual time.
+#[utoipa::path(post, path = "/api/sandboxes", tag = "sandboxes",
+    request_body(content = shapes::CreateBody, description = "May be left out (no body, no Content-Type): `{}`"),
+    responses(
+        (status = 201, description = "Made, at the lesson's start", body = shapes::Created,
+            headers(("Location" = String, description = "`/api/sandboxes/{id}`"))),
+        (status = 400, response = shapes::BadRequest),
+        (status = 403, response = shapes::ForeignOrigin),
+        (status = 413, response = shapes::TooLarge),
+        (status = 415, response = shapes::NotJson),
+        (status = 503, response = shapes::Full),
+    ))]
+pub(super) async fn create(
+    State(sandboxes): State<Sandboxes>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<impl IntoResponse, LabError> {
+    let body = json_body(body, true)?;
+    let mut seed = None;
+    let mut paused = false;
+    for (key, value) in expect_object(&body)? {
+        match key.as_str() {
+            "paused" => paused = crate::domain::boolean("paused", value)?,
+            "seed" => {
+                seed = Some(value.as_u64().ok_or_else(|| {
+                    FieldError::new(
+                        "seed",
+                        "expected a whole number from 0 to 18446744073709551615",
+                    )
+                })?)
+            }
+            _ => {
+                return Err(
+                    FieldError::new(key.clone(), "unknown field: expected seed or paused").into(),
+                )
+            }
+        }
+    }
+    let mode = if paused {
+        ClockMode::Paused
+    } else {
+        ClockMode::Live
+    };
+    let sandbox = sandboxes.create(seed, mode).await?;
+    Ok((
+        StatusCode::CREATED,
+        [(
+            axum::http::header::LOCATION,
+            format!("/api/sandboxes/{}", sandbox.id),
+        )],
+        Json(json!({"id": sandbox.id})),
+    ))
+}
+
+/// The whole sandbox: clock, safeguards, faults, balances, every table, damage.
+#[utoipa::path(get, path = "/api/sandboxes/{id}/state", tag = "sandboxes",
+    params(shapes::SandboxPath),
+    responses(
+        (status = 200, body = SandboxState),
+        (status = 404, response = shapes::NotFound),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn state(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+) -> Result<Json<SandboxState>, LabError> {
+    Ok(Json(sandboxes.get(&id).await?.state().await?))
+}
+
+/// Checks the sandbox's invariants now, between two steps: what must hold whatever the faults
+/// did (a COMPLETED key has its answer, offsets are contiguous, no read_committed reader is past
+/// the last stable offset, nothing is negative) and, while their safeguards have been on since
+/// the last reset, at most one debit per intent and money conserved once nothing is in flight.
+#[utoipa::path(get, path = "/api/sandboxes/{id}/check", tag = "sandboxes",
+    params(shapes::SandboxPath),
+    responses(
+        (status = 200, body = crate::server::invariants::Report),
+        (status = 404, response = shapes::NotFound),
+        (status = 429, response = shapes::TooFast),
+        (status = 503, response = shapes::Unavailable),
+    ))]
+pub(super) async fn check(
+    State(sandboxes): State<Sandboxes>,
+    SandboxId(id): SandboxId,
+) -> Result<Json<crate::server::invariants::Report>, LabError> {
+    Ok(Json(sandboxes.get(&id).await?.check().await?))
+}

@@ -1,0 +1,256 @@
+//! The exact JSON Schemas of the request bodies and of the settings, written out as the handlers
+//! read them (types, ranges, enums, required fields, `additionalProperties: false`), from the
+//! domain's own constants; `openapi.rs` puts them in the document.
+
+use serde_json::{json, Value};
+
+use crate::domain::clock::{MAX_ADVANCE_SECONDS, SPEED_MAX, SPEED_MIN, START_MS};
+use crate::domain::fault::{CrashPoint, MAX_DELAY_MS};
+use crate::domain::pipeline::Consumer;
+use crate::domain::run::MAX_RUN_MS;
+use crate::domain::safeguard::{Safeguard, SafeguardValue, MAX_WINDOW_HOURS};
+use crate::domain::transfer::{MAX_AMOUNT, MAX_KEY_LEN, USERS};
+
+/// Every schema written out by [`exact_schema`].
+pub const EXACT: [&str; 14] = [
+    "CreateBody",
+    "MeasureBody",
+    "ScenarioBody",
+    "NaturalBody",
+    "GeneralsBody",
+    "SafeguardsBody",
+    "FaultsBody",
+    "ClockBody",
+    "ReplayBody",
+    "AppEventBody",
+    "TransferBody",
+    "RunBody",
+    "Safeguards",
+    "Faults",
+];
+
+/// 1–255 printable ASCII characters (a key in a JSON body).
+fn key_in_body() -> Value {
+    json!({"type": "string", "minLength": 1, "maxLength": MAX_KEY_LEN, "pattern": "^[ -~]*$"})
+}
+
+fn int(min: i64, max: i64) -> Value {
+    json!({"type": "integer", "minimum": min, "maximum": max})
+}
+
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+fn safeguard_value(s: Safeguard) -> Value {
+    match s.default_value() {
+        SafeguardValue::On(_) => json!({"type": "boolean"}),
+        SafeguardValue::Hours(_) => int(1, MAX_WINDOW_HOURS),
+    }
+}
+
+fn crash_mode() -> Value {
+    json!({"oneOf": [
+        {"type": "string", "enum": ["off", "once", "always"]},
+        {"type": "number", "minimum": 0, "maximum": 1},
+    ]})
+}
+
+/// The faults a body may set, and the schema of each (as `Faults::patched` reads them).
+fn fault_properties(all_required: bool) -> Value {
+    let crash: serde_json::Map<String, Value> = CrashPoint::ALL
+        .into_iter()
+        .map(|c| (c.id().to_owned(), crash_mode()))
+        .collect();
+    let crash_ids: Vec<&str> = CrashPoint::ALL.into_iter().map(|c| c.id()).collect();
+    json!({
+        "request_loss_pct": int(0, 100),
+        "response_loss_pct": int(0, 100),
+        "latency_ms": int(0, MAX_DELAY_MS),
+        "phone_timeout_ms": int(100, MAX_DELAY_MS),
+        "auto_retries": int(0, 5),
+        "retry_backoff_ms": int(0, MAX_DELAY_MS),
+        "lb_retry": {"type": "boolean"},
+        "gateway_latency_ms": int(0, MAX_DELAY_MS),
+        "crash": object(crash.into(), if all_required { &crash_ids } else { &[] }),
+    })
+}
+
+const FAULT_IDS: [&str; 9] = [
+    "request_loss_pct",
+    "response_loss_pct",
+    "latency_ms",
+    "phone_timeout_ms",
+    "auto_retries",
+    "retry_backoff_ms",
+    "lb_retry",
+    "gateway_latency_ms",
+    "crash",
+];
+
+/// The JSON Schema of one of [`EXACT`].
+pub fn exact_schema(name: &str) -> Value {
+    let safeguards: serde_json::Map<String, Value> = Safeguard::ALL
+        .into_iter()
+        .map(|s| (s.id().to_owned(), safeguard_value(s)))
+        .collect();
+    let safeguard_ids: Vec<&str> = Safeguard::ALL.into_iter().map(|s| s.id()).collect();
+    let consumers: Vec<&str> = Consumer::ALL.into_iter().map(|c| c.id()).collect();
+    let transfer = object(
+        json!({"to": {"type": "string", "enum": USERS}, "amount": int(1, MAX_AMOUNT)}),
+        &["to", "amount"],
+    );
+    let natural = object(
+        json!({
+            "op": {"type": "string", "enum": ["set_name", "add", "insert"]},
+            "times": int(1, crate::domain::natural::MAX_TIMES),
+        }),
+        &["op"],
+    );
+    let replay = object(
+        json!({
+            "consumer": {"type": "string", "enum": consumers},
+            "from_seconds_ago": int(0, MAX_ADVANCE_SECONDS),
+        }),
+        &["consumer", "from_seconds_ago"],
+    );
+    let app_event = json!({"oneOf": [
+        object(json!({
+            "signal": {"type": "string", "enum": ["tap"]},
+            "key": key_in_body(),
+            "key_kept": {"type": "boolean"},
+        }), &["signal", "key", "key_kept"]),
+        object(json!({
+            "signal": {"type": "string", "enum": ["tap_ignored"]},
+            // No pending transfer: no key, or `null`.
+            "key": {"oneOf": [key_in_body(), {"type": "null"}]},
+        }), &["signal"]),
+    ]});
+    let u64_max = json!({"type": "integer", "minimum": 0, "maximum": u64::MAX});
+    let run_time = int(START_MS, MAX_RUN_MS);
+    match name {
+        "CreateBody" => object(json!({"seed": u64_max, "paused": {"type": "boolean"}}), &[]),
+        "SafeguardsBody" => object(safeguards.into(), &[]),
+        "Safeguards" => object(safeguards.into(), &safeguard_ids),
+        "FaultsBody" => object(fault_properties(false), &[]),
+        "Faults" => object(fault_properties(true), &FAULT_IDS),
+        "ClockBody" => {
+            let mut clock = object(
+                json!({
+                    "mode": {"type": "string", "enum": ["live", "paused"]},
+                    "speed": {"type": "number", "minimum": SPEED_MIN, "maximum": SPEED_MAX},
+                    "step": {"type": "boolean", "enum": [true]},
+                    "advance_seconds": int(1, MAX_ADVANCE_SECONDS),
+                }),
+                &[],
+            );
+            clock["minProperties"] = 1.into();
+            clock
+        }
+        "ReplayBody" => replay,
+        "NaturalBody" => natural.clone(),
+        "GeneralsBody" => object(json!({"loss_pct": int(0, 100)}), &[]),
+        "MeasureBody" => {
+            use crate::domain::calc::{MAX_DAYS, MAX_ROWS_PER_DAY, MIN_ROWS_PER_DAY};
+            object(
+                json!({
+                    "days": int(1, MAX_DAYS.into()),
+                    "rows_per_day": int(MIN_ROWS_PER_DAY.into(), MAX_ROWS_PER_DAY.into()),
+                }),
+                &[],
+            )
+        }
+        "ScenarioBody" => object(
+            json!({"variant": {"type": "string", "enum": ["guarded", "unguarded", "at_most_once"]}}),
+            &[],
+        ),
+        "AppEventBody" => app_event,
+        "TransferBody" => transfer,
+        "RunBody" => {
+            let one = |kind: &str, body: Value| object(json!({ kind: body }), &[kind]);
+            let op = |name: &str, extra: Value| {
+                let mut properties = json!({"op": {"type": "string", "enum": [name]}});
+                let mut required = vec!["op".to_owned()];
+                for (k, v) in extra.as_object().expect("an object of properties") {
+                    properties[k] = v.clone();
+                    required.push(k.clone());
+                }
+                let required: Vec<&str> = required.iter().map(String::as_str).collect();
+                object(properties, &required)
+            };
+            let input = json!({"oneOf": [
+                one("transfer", object(json!({
+                    "user": {"type": "string", "enum": USERS},
+                    "key": key_in_body(),
+                    "intent": key_in_body(),
+                    "body": transfer,
+                }), &["user", "key", "intent", "body"])),
+                one("safeguards", object(safeguards.into(), &[])),
+                one("faults", object(fault_properties(false), &[])),
+                one("replay", replay),
+                one("app", app_event),
+                one("natural", {
+                    let mut n = natural.clone();
+                    n["required"] = json!(["op", "times"]);
+                    n
+                }),
+                one("generals", object(json!({"loss_pct": int(0, 100)}), &["loss_pct"])),
+                one("scenario", object(json!({
+                    "n": int(1, 12),
+                    "variant": {"type": "string", "enum": ["guarded", "unguarded", "at_most_once"]},
+                }), &["n", "variant"])),
+                op("pause", json!({})),
+                op("resume", json!({})),
+                op("step", json!({})),
+                op("speed", json!({"speed": {"type": "number", "minimum": SPEED_MIN, "maximum": SPEED_MAX}})),
+                op("advance", json!({"seconds": int(1, MAX_ADVANCE_SECONDS)})),
+            ]});
+            object(
+                json!({
+                    "seed": u64_max,
+                    "inputs": {"type": "array", "items": object(json!({
+                        "at_ms": run_time,
+                        "after_step": u64_max,
+                        "input": input,
+                    }), &["at_ms", "after_step", "input"])},
+                    "end_ms": run_time,
+                    "end_steps": u64_max,
+                    "log_hash": {"type": "string", "description": "Ignored: the replay reports its own"},
+                }),
+                &["seed", "inputs", "end_ms", "end_steps"],
+            )
+        }
+        other => unreachable!("no exact schema called {other}"),
+    }
+}
+
+/// The schema of a parameter, by name, as the handlers read it.
+pub fn parameter_schema(name: &str) -> Value {
+    match name {
+        "id" => json!({"type": "string", "format": "uuid"}),
+        "event" => json!({"type": "integer", "minimum": 1, "maximum": i64::MAX}),
+        "n" => json!({"type": "integer", "minimum": 1, "maximum": 12}),
+        "Authorization" => {
+            json!({"type": "string", "pattern": format!("^Bearer [ \t]*({})$", USERS.join("|"))})
+        }
+        // A header's value loses its first and last spaces on the way, so a key cannot have them.
+        "Idempotency-Key" => json!({
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_KEY_LEN,
+            "pattern": "^[!-~]([ -~]*[!-~])?$",
+        }),
+        "Lab-Intent" => json!({
+            "type": "string",
+            "format": "uuid",
+            "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+        }),
+        "Last-Event-ID" => json!({"type": "integer", "minimum": 0, "maximum": i64::MAX}),
+        other => unreachable!("no parameter called {other}"),
+    }
+}

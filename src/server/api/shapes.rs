@@ -1,0 +1,145 @@
+//! The shapes the API's documentation names, for the handlers' annotations: the problem answer
+//! and the small JSON answers, the `{id}` parameter, the request bodies whose exact schemas
+//! `schemas.rs` writes out, and the problem responses many operations share.
+
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::response::{Response, ResponseBuilder};
+use utoipa::openapi::{Content, ObjectBuilder, Ref, RefOr, Type};
+
+/// An error answer (RFC 9457), `application/problem+json`.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct Problem {
+    /// `urn:pocketpay-lab:problem:<kind>`, naming the error.
+    #[schema(rename = "type")]
+    kind: String,
+    title: String,
+    status: u16,
+    detail: String,
+    /// For a bad field: which one (`amount`, `Idempotency-Key`, `crash.api_after_claim` …).
+    field: Option<String>,
+}
+
+/// `{"id": "<uuid>"}`.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct Created {
+    #[schema(format = "uuid")]
+    id: String,
+}
+
+/// `{"id", "log_hash"}`: the sandbox a run was replayed into, and the hash of its log.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct Imported {
+    #[schema(format = "uuid")]
+    id: String,
+    log_hash: String,
+}
+
+/// `{"consumer", "offsets": {"<partition>": <offset>}}` after a replay.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct Replayed {
+    consumer: String,
+    #[schema(value_type = Object)]
+    offsets: (),
+}
+
+/// `{"scenario", "variant", "seed"}`: the preset just loaded.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ScenarioLoaded {
+    #[schema(minimum = 1, maximum = 12)]
+    scenario: u8,
+    #[schema(value_type = String, pattern = "^(guarded|unguarded|at_most_once)$")]
+    variant: String,
+    #[schema(minimum = 0)]
+    seed: u64,
+}
+
+/// The `{id}` of every sandbox route.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct SandboxPath {
+    /// Sandbox id: the UUID `POST /api/sandboxes` answered (8-4-4-4-12 hex). Any other text,
+    /// malformed or unknown, answers 404 `unknown-sandbox`.
+    id: String,
+}
+
+/// Names whose schema [`document`] writes out: the utoipa side only refers to them.
+macro_rules! exact_schemas {
+    ($($name:ident),* $(,)?) => {$(
+        #[doc = concat!("The `", stringify!($name), "` schema: see [`super::schemas::exact_schema`].")]
+        pub struct $name;
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> RefOr<utoipa::openapi::schema::Schema> {
+                ObjectBuilder::new().into()
+            }
+        }
+        impl utoipa::ToSchema for $name {}
+    )*};
+}
+
+exact_schemas!(
+    CreateBody,
+    MeasureBody,
+    ScenarioBody,
+    NaturalBody,
+    GeneralsBody,
+    SafeguardsBody,
+    FaultsBody,
+    ClockBody,
+    ReplayBody,
+    AppEventBody,
+    TransferBody,
+    RunBody,
+    Safeguards,
+    Faults,
+);
+
+/// Problem answers shared by many operations, each a `components/responses` entry.
+macro_rules! problem_responses {
+    ($($name:ident => $description:literal, retry_after: $retry:literal;)*) => {$(
+        #[doc = $description]
+        pub struct $name;
+        impl<'r> utoipa::ToResponse<'r> for $name {
+            fn response() -> (&'r str, RefOr<Response>) {
+                (stringify!($name), problem_response($description, $retry).into())
+            }
+        }
+    )*};
+}
+
+problem_responses! {
+    BadRequest => "A body that is not JSON (`invalid-json`) or a field that is wrong (`invalid-field`, naming it in `field`); nothing changed", retry_after: false;
+    ForeignOrigin => "The request came from a page of another site (`foreign-origin`): its Origin is not this server's; nothing changed", retry_after: false;
+    NotFound => "No such sandbox (`unknown-sandbox`), a malformed id included", retry_after: false;
+    TooLarge => "The body is over 64 KiB (`body-too-large`)", retry_after: false;
+    NotJson => "The body, or its Content-Type, is not application/json (`unsupported-media-type`); nothing changed", retry_after: false;
+    TooFast => "This sandbox sends requests faster than the sandboxes allows (`too-many-requests`); retry after Retry-After seconds", retry_after: true;
+    Unavailable => "The sandbox was stopped or reset while this request was in flight (`sandbox-unavailable`); retry after Retry-After seconds", retry_after: true;
+    Full => "The server holds its limit of sandboxes (`too-many-sandboxes`); retry after Retry-After seconds", retry_after: true;
+}
+
+fn problem_response(description: &str, retry_after: bool) -> Response {
+    let mut response = ResponseBuilder::new().description(description).content(
+        "application/problem+json",
+        Content::new(Some(Ref::from_schema_name("Problem"))),
+    );
+    if retry_after {
+        response = response.header(
+            "Retry-After",
+            HeaderBuilder::new()
+                .schema(
+                    ObjectBuilder::new()
+                        .schema_type(Type::Integer)
+                        .minimum(Some(1)),
+                )
+                .description(Some("Seconds to wait"))
+                .build(),
+        );
+    }
+    response.build()
+}

@@ -1,0 +1,150 @@
+//! Consumer groups: reading records (`read_committed` or not), where a group resumes, committing
+//! its offset, and seeking it back by time.
+
+use sqlx::SqliteConnection;
+
+use super::*;
+
+/// A record as the log holds it, with the state of its transaction.
+#[derive(sqlx::FromRow)]
+struct LogRow {
+    offset: i64,
+    at_ms: i64,
+    key: Option<String>,
+    value: String,
+    control: Option<String>,
+    txn_state: Option<String>,
+}
+
+/// Reads up to `max` data records from `from` on. `read_committed` stops at the last stable
+/// offset and skips records of aborted transactions; markers are never returned. Also returns
+/// the position after the last offset looked at, where the next read starts.
+pub async fn fetch(
+    conn: &mut SqliteConnection,
+    topic: &str,
+    partition: i64,
+    from: i64,
+    max: i64,
+    read_committed: bool,
+) -> Result<(Vec<Record>, i64), sqlx::Error> {
+    let end = if read_committed {
+        last_stable_offset(conn, topic, partition).await?
+    } else {
+        sqlx::query_scalar("SELECT next_offset FROM partitions WHERE topic = ?1 AND partition = ?2")
+            .bind(topic)
+            .bind(partition)
+            .fetch_one(&mut *conn)
+            .await?
+    };
+    let rows: Vec<LogRow> = sqlx::query_as(
+        "SELECT r.\"offset\" AS \"offset\", r.at_ms, r.key, r.value, r.control, t.state AS txn_state
+         FROM records r LEFT JOIN transactions t ON t.txn_id = r.txn_id
+         WHERE r.topic = ?1 AND r.partition = ?2 AND r.\"offset\" >= ?3 AND r.\"offset\" < ?4
+         ORDER BY r.\"offset\" LIMIT ?5",
+    )
+    .bind(topic)
+    .bind(partition)
+    .bind(from)
+    .bind(end)
+    .bind(max)
+    .fetch_all(conn)
+    .await?;
+    let mut next = from;
+    let mut records = Vec::new();
+    for LogRow {
+        offset,
+        at_ms,
+        key,
+        value,
+        control,
+        txn_state,
+    } in rows
+    {
+        next = offset + 1;
+        let aborted = txn_state.as_deref() == Some("ABORTED");
+        if control.is_some() || (read_committed && aborted) {
+            continue;
+        }
+        records.push(Record {
+            topic: topic.to_owned(),
+            partition,
+            offset,
+            at_ms,
+            key,
+            value,
+        });
+    }
+    Ok((records, next))
+}
+
+/// Where a consumer group resumes in a partition: its committed offset, or the log start if it
+/// has none or retention has deleted past it.
+pub async fn position(
+    conn: &mut SqliteConnection,
+    group: &str,
+    topic: &str,
+    partition: i64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT MAX(p.log_start_offset, COALESCE(c.committed_offset, 0))
+         FROM partitions p LEFT JOIN consumer_offsets c
+           ON c.group_id = ?1 AND c.topic = p.topic AND c.partition = p.partition
+         WHERE p.topic = ?2 AND p.partition = ?3",
+    )
+    .bind(group)
+    .bind(topic)
+    .bind(partition)
+    .fetch_one(conn)
+    .await
+}
+
+/// Commits a consumer group's offset outside any transaction.
+pub async fn commit_offset(
+    conn: &mut SqliteConnection,
+    group: &str,
+    topic: &str,
+    partition: i64,
+    offset: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT OR REPLACE INTO consumer_offsets (group_id, topic, partition, committed_offset)
+         VALUES (?1, ?2, ?3, ?4)",
+    )
+    .bind(group)
+    .bind(topic)
+    .bind(partition)
+    .bind(offset)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Moves a group back (or forward) to the first record at or after `at_ms` in every partition of
+/// a topic: a replay. Returns the new offsets, partition by partition.
+pub async fn seek_to_time(
+    conn: &mut SqliteConnection,
+    group: &str,
+    topic: &str,
+    at_ms: i64,
+) -> Result<Vec<(i64, i64)>, sqlx::Error> {
+    let offsets: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT p.partition, COALESCE(
+           (SELECT MIN(r.\"offset\") FROM records r
+            WHERE r.topic = p.topic AND r.partition = p.partition AND r.at_ms >= ?2),
+           p.next_offset)
+         FROM partitions p WHERE p.topic = ?1 ORDER BY p.partition",
+    )
+    .bind(topic)
+    .bind(at_ms)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut sought = Vec::with_capacity(offsets.len());
+    for (partition, offset) in offsets {
+        // Never past the last stable offset: records of a transaction still open there would
+        // otherwise be skipped once it commits.
+        let offset = offset.min(last_stable_offset(conn, topic, partition).await?);
+        commit_offset(conn, group, topic, partition, offset).await?;
+        sought.push((partition, offset));
+    }
+    Ok(sought)
+}

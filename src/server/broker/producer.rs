@@ -1,0 +1,251 @@
+//! Producers: starting one (a new idempotent id, or taking over a transactional id and fencing
+//! the old instance), and appending a record, deduplicated by producer id, epoch and sequence.
+
+use sqlx::SqliteConnection;
+
+use super::*;
+
+/// Starts a producer. Without a transactional id it is a new idempotent producer (a fresh id,
+/// as a restarted process gets). With one, the producer of that id is taken over: its epoch goes
+/// up, which fences the old instance out, and a transaction it left open is aborted.
+pub async fn init_producer(
+    conn: &mut SqliteConnection,
+    transactional_id: Option<&str>,
+    now_ms: i64,
+) -> Result<Producer, BrokerError> {
+    if let Some(tid) = transactional_id {
+        let existing: Option<(i64, i64)> =
+            sqlx::query_as("SELECT producer_id, epoch FROM producers WHERE transactional_id = ?1")
+                .bind(tid)
+                .fetch_optional(&mut *conn)
+                .await?;
+        if let Some((id, epoch)) = existing {
+            let open: Vec<i64> = sqlx::query_scalar(
+                "SELECT txn_id FROM transactions WHERE transactional_id = ?1 AND state = 'ONGOING'",
+            )
+            .bind(tid)
+            .fetch_all(&mut *conn)
+            .await?;
+            for txn in open {
+                end_transaction(conn, txn, false, now_ms).await?;
+            }
+            sqlx::query(
+                "UPDATE producers SET epoch = ?1, last_active_ms = ?2 WHERE producer_id = ?3",
+            )
+            .bind(epoch + 1)
+            .bind(now_ms)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+            return Ok(Producer {
+                id,
+                epoch: epoch + 1,
+            });
+        }
+    }
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO producers (transactional_id, epoch, last_active_ms) VALUES (?1, 0, ?2)
+         RETURNING producer_id",
+    )
+    .bind(transactional_id)
+    .bind(now_ms)
+    .fetch_one(conn)
+    .await?;
+    Ok(Producer { id, epoch: 0 })
+}
+
+pub(super) async fn check_epoch(
+    conn: &mut SqliteConnection,
+    producer: Producer,
+) -> Result<(), BrokerError> {
+    let epoch: Option<i64> =
+        sqlx::query_scalar("SELECT epoch FROM producers WHERE producer_id = ?1")
+            .bind(producer.id)
+            .fetch_optional(conn)
+            .await?;
+    match epoch {
+        Some(e) if e == producer.epoch => Ok(()),
+        _ => Err(BrokerError::Fenced(producer.id)),
+    }
+}
+
+/// Appends one record. With `sequence` (an idempotent producer) a batch the broker still
+/// remembers is not appended again; its original offset comes back with `duplicate` set.
+#[allow(clippy::too_many_arguments)]
+pub async fn produce(
+    conn: &mut SqliteConnection,
+    producer: Producer,
+    topic: &str,
+    key: &str,
+    value: &str,
+    sequence: Option<i64>,
+    txn: Option<i64>,
+    now_ms: i64,
+) -> Result<Appended, BrokerError> {
+    check_epoch(conn, producer).await?;
+    let partitions = partitions(conn, topic)
+        .await?
+        .ok_or_else(|| BrokerError::UnknownTopic(topic.to_owned()))?;
+    if let Some(txn) = txn {
+        ensure_open(conn, txn).await?;
+    }
+    let partition = partition_for(key, partitions);
+    if let Some(seq) = sequence {
+        forget_if_expired(conn, producer.id, now_ms).await?;
+        // Sequences are numbered per epoch: a restarted transactional producer starts at 0
+        // again, and its batches are not the old epoch's.
+        let (seen, last): (Option<i64>, Option<i64>) = sqlx::query_as(
+            "SELECT
+               (SELECT \"offset\" FROM producer_batches
+                WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4
+                  AND sequence = ?5),
+               (SELECT MAX(sequence) FROM producer_batches
+                WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4)",
+        )
+        .bind(producer.id)
+        .bind(producer.epoch)
+        .bind(topic)
+        .bind(partition)
+        .bind(seq)
+        .fetch_one(&mut *conn)
+        .await?;
+        if let Some(offset) = seen {
+            touch(conn, producer.id, now_ms).await?;
+            return Ok(Appended {
+                partition,
+                offset,
+                duplicate: true,
+            });
+        }
+        // A gap means batches went missing in between: Kafka refuses it rather than guess.
+        if let Some(last) = last.filter(|last| seq > last + 1) {
+            return Err(BrokerError::OutOfOrderSequence {
+                producer: producer.id,
+                epoch: producer.epoch,
+                topic: topic.to_owned(),
+                partition,
+                expected: last + 1,
+                got: seq,
+            });
+        }
+    }
+    let offset = append(
+        conn,
+        topic,
+        partition,
+        Some(key),
+        value,
+        Some(producer.id),
+        sequence,
+        txn,
+        None,
+        now_ms,
+    )
+    .await?;
+    if let Some(seq) = sequence {
+        sqlx::query(
+            "INSERT OR REPLACE INTO producer_batches
+               (producer_id, epoch, topic, partition, sequence, \"offset\")
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .bind(producer.id)
+        .bind(producer.epoch)
+        .bind(topic)
+        .bind(partition)
+        .bind(seq)
+        .bind(offset)
+        .execute(&mut *conn)
+        .await?;
+        // Keep only the newest few: a resend older than that is not recognised.
+        sqlx::query(
+            "DELETE FROM producer_batches
+             WHERE producer_id = ?1 AND topic = ?2 AND partition = ?3 AND (epoch <> ?4 OR sequence NOT IN (
+               SELECT sequence FROM producer_batches
+               WHERE producer_id = ?1 AND epoch = ?4 AND topic = ?2 AND partition = ?3
+               ORDER BY sequence DESC LIMIT ?5))",
+        )
+        .bind(producer.id)
+        .bind(topic)
+        .bind(partition)
+        .bind(producer.epoch)
+        .bind(BATCHES_REMEMBERED)
+        .execute(&mut *conn)
+        .await?;
+    }
+    touch(conn, producer.id, now_ms).await?;
+    Ok(Appended {
+        partition,
+        offset,
+        duplicate: false,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn append(
+    conn: &mut SqliteConnection,
+    topic: &str,
+    partition: i64,
+    key: Option<&str>,
+    value: &str,
+    producer_id: Option<i64>,
+    sequence: Option<i64>,
+    txn: Option<i64>,
+    control: Option<&str>,
+    now_ms: i64,
+) -> Result<i64, sqlx::Error> {
+    let offset: i64 = sqlx::query_scalar(
+        "UPDATE partitions SET next_offset = next_offset + 1 WHERE topic = ?1 AND partition = ?2
+         RETURNING next_offset - 1",
+    )
+    .bind(topic)
+    .bind(partition)
+    .fetch_one(&mut *conn)
+    .await?;
+    sqlx::query(
+        "INSERT INTO records (topic, partition, \"offset\", at_ms, key, value, producer_id, sequence, txn_id, control)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )
+    .bind(topic)
+    .bind(partition)
+    .bind(offset)
+    .bind(now_ms)
+    .bind(key)
+    .bind(value)
+    .bind(producer_id)
+    .bind(sequence)
+    .bind(txn)
+    .bind(control)
+    .execute(conn)
+    .await?;
+    Ok(offset)
+}
+
+pub(super) async fn touch(
+    conn: &mut SqliteConnection,
+    producer_id: i64,
+    now_ms: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE producers SET last_active_ms = ?1 WHERE producer_id = ?2")
+        .bind(now_ms)
+        .bind(producer_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Forgets the batches of a producer idle past [`PRODUCER_EXPIRY_MS`].
+pub(super) async fn forget_if_expired(
+    conn: &mut SqliteConnection,
+    producer_id: i64,
+    now_ms: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "DELETE FROM producer_batches WHERE producer_id = ?1 AND EXISTS (
+           SELECT 1 FROM producers WHERE producer_id = ?1 AND last_active_ms < ?2)",
+    )
+    .bind(producer_id)
+    .bind(now_ms - PRODUCER_EXPIRY_MS)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,149 @@
+//! Transactions: open one, add a consumer offset to it, end it with COMMIT or ABORT markers, and
+//! the last stable offset that `read_committed` readers stop at.
+
+use sqlx::SqliteConnection;
+
+use super::*;
+
+/// Opens a transaction for a transactional producer.
+pub async fn begin_transaction(
+    conn: &mut SqliteConnection,
+    producer: Producer,
+    transactional_id: &str,
+    now_ms: i64,
+) -> Result<i64, BrokerError> {
+    check_epoch(conn, producer).await?;
+    Ok(sqlx::query_scalar(
+        "INSERT INTO transactions (transactional_id, producer_id, epoch, state, started_ms)
+         VALUES (?1, ?2, ?3, 'ONGOING', ?4) RETURNING txn_id",
+    )
+    .bind(transactional_id)
+    .bind(producer.id)
+    .bind(producer.epoch)
+    .bind(now_ms)
+    .fetch_one(conn)
+    .await?)
+}
+
+/// Adds a consumer offset to a transaction: it is committed if, and only if, the transaction is.
+pub async fn send_offset_to_transaction(
+    conn: &mut SqliteConnection,
+    txn: i64,
+    group: &str,
+    topic: &str,
+    partition: i64,
+    offset: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT OR REPLACE INTO txn_offsets (txn_id, group_id, topic, partition, committed_offset)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )
+    .bind(txn)
+    .bind(group)
+    .bind(topic)
+    .bind(partition)
+    .bind(offset)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Commits (or aborts) a transaction by its producer, which must not be fenced.
+pub async fn commit_transaction(
+    conn: &mut SqliteConnection,
+    producer: Producer,
+    txn: i64,
+    now_ms: i64,
+) -> Result<(), BrokerError> {
+    check_epoch(conn, producer).await?;
+    end_transaction(conn, txn, true, now_ms).await
+}
+
+/// Ends a transaction: a COMMIT or ABORT marker in every partition it wrote to, its state, and on
+/// commit its consumer offsets.
+pub async fn end_transaction(
+    conn: &mut SqliteConnection,
+    txn: i64,
+    commit: bool,
+    now_ms: i64,
+) -> Result<(), BrokerError> {
+    ensure_open(conn, txn).await?;
+    let touched: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT DISTINCT topic, partition FROM records WHERE txn_id = ?1 AND control IS NULL
+         ORDER BY topic, partition",
+    )
+    .bind(txn)
+    .fetch_all(&mut *conn)
+    .await?;
+    let marker = if commit { "COMMIT" } else { "ABORT" };
+    for (topic, partition) in touched {
+        append(
+            conn,
+            &topic,
+            partition,
+            None,
+            "",
+            None,
+            None,
+            Some(txn),
+            Some(marker),
+            now_ms,
+        )
+        .await?;
+    }
+    sqlx::query("UPDATE transactions SET state = ?1, ended_ms = ?2 WHERE txn_id = ?3")
+        .bind(if commit { "COMMITTED" } else { "ABORTED" })
+        .bind(now_ms)
+        .bind(txn)
+        .execute(&mut *conn)
+        .await?;
+    if commit {
+        sqlx::query(
+            "INSERT OR REPLACE INTO consumer_offsets (group_id, topic, partition, committed_offset)
+             SELECT group_id, topic, partition, committed_offset FROM txn_offsets WHERE txn_id = ?1",
+        )
+        .bind(txn)
+        .execute(&mut *conn)
+        .await?;
+    }
+    sqlx::query("DELETE FROM txn_offsets WHERE txn_id = ?1")
+        .bind(txn)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The last stable offset: the first offset of a still-open transaction in the partition, or the
+/// end of the log. `read_committed` readers stop here.
+pub async fn last_stable_offset(
+    conn: &mut SqliteConnection,
+    topic: &str,
+    partition: i64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT COALESCE(
+           (SELECT MIN(r.\"offset\") FROM records r JOIN transactions t ON t.txn_id = r.txn_id
+            WHERE r.topic = ?1 AND r.partition = ?2 AND t.state = 'ONGOING'),
+           (SELECT next_offset FROM partitions WHERE topic = ?1 AND partition = ?2))",
+    )
+    .bind(topic)
+    .bind(partition)
+    .fetch_one(conn)
+    .await
+}
+
+/// Every partition's last stable offset, as `(topic, partition, offset)`: what the inspector
+/// shows beside the log's end, read by the same rule as [`last_stable_offset`].
+pub async fn last_stable_offsets(
+    conn: &mut SqliteConnection,
+) -> Result<Vec<(String, i64, i64)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT p.topic, p.partition, COALESCE(
+           (SELECT MIN(r.\"offset\") FROM records r JOIN transactions t ON t.txn_id = r.txn_id
+            WHERE r.topic = p.topic AND r.partition = p.partition AND t.state = 'ONGOING'),
+           p.next_offset)
+         FROM partitions p ORDER BY p.topic, p.partition",
+    )
+    .fetch_all(conn)
+    .await
+}

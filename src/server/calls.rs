@@ -1,0 +1,105 @@
+//! A call through the lab's network to the payment API, as both sides see it: the request (with
+//! its fingerprint), one delivery of it to an instance, the two steps an instance runs for it,
+//! and the reply. The network (`network.rs`) carries these; the API (`payments/`) answers them.
+
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use crate::domain::transfer::IdempotencyKey;
+use crate::domain::TransferBody;
+
+/// A transfer request as the API instances see it, shared by every step that handles it.
+#[derive(Debug, PartialEq)]
+pub struct TransferRequest {
+    /// The user the bearer token names.
+    pub user: String,
+    pub key: IdempotencyKey,
+    pub body: TransferBody,
+    /// SHA-256 of the canonical body.
+    pub hash: String,
+    /// Ground truth for the damage meter: the decision to pay this came from.
+    pub intent: String,
+}
+
+pub type Req = Arc<TransferRequest>;
+
+impl TransferRequest {
+    pub fn new(
+        user: &str,
+        key: IdempotencyKey,
+        body: TransferBody,
+        intent: String,
+    ) -> TransferRequest {
+        let hash = fingerprint(&body);
+        TransferRequest {
+            user: user.to_owned(),
+            key,
+            body,
+            hash,
+            intent,
+        }
+    }
+}
+
+/// The request fingerprint `fingerprint_check` compares: SHA-256 of the canonical body.
+pub fn fingerprint(body: &TransferBody) -> String {
+    Sha256::digest(body.canonical().as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// An HTTP answer from the payment API: status and body, exactly as stored and replayed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiReply {
+    pub status: u16,
+    pub body: String,
+    /// Set on a replay of a stored response (`Idempotent-Replayed: true`).
+    pub replayed: bool,
+}
+
+impl ApiReply {
+    /// A problem+json answer.
+    pub fn problem(status: u16, kind: &str, detail: &str) -> ApiReply {
+        ApiReply {
+            status,
+            body: crate::domain::problem_body(status, kind, detail).to_string(),
+            replayed: false,
+        }
+    }
+
+    /// The 201 answer for a receipt.
+    pub fn created(receipt: &crate::domain::Receipt) -> ApiReply {
+        ApiReply {
+            status: 201,
+            body: serde_json::to_string(receipt).expect("receipts serialise"),
+            replayed: false,
+        }
+    }
+
+    pub fn content_type(&self) -> &'static str {
+        if self.status < 400 {
+            "application/json"
+        } else {
+            "application/problem+json"
+        }
+    }
+}
+
+/// One delivery of a call to an instance: what both of its steps work on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    pub call: u64,
+    /// 1 for the first delivery, 2 for the load balancer's retry.
+    pub attempt: u32,
+    pub instance: u32,
+    pub req: Req,
+}
+
+/// The two steps an instance runs for one request (see `payments/mod.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ApiStep {
+    Receive(Attempt),
+    Complete(Attempt),
+}

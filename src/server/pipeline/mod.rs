@@ -1,0 +1,101 @@
+//! The event pipeline after the debit: relay, fraud check, wallet and SMS consumers.
+//!
+//! Each service is a step that wakes when there is work (an outbox row was written, a record was
+//! appended) and after a crash restarts [`RESTART_MS`] later with its in-memory state gone: the
+//! relay and the fraud check get a new producer, the consumers resume from their committed
+//! offsets. Only what each store committed survives, exactly as with killed processes.
+
+mod consume;
+mod publish;
+
+use std::collections::HashMap;
+
+use crate::domain::explain;
+use crate::domain::pipeline::{Consumer, TransferDone, APPROVED_TOPIC, TRANSFERS_TOPIC};
+use crate::server::broker::{self, Appended, BrokerError, Producer};
+use crate::server::sim::Cx;
+use crate::server::store::StoreName;
+use crate::server::world::{LabWorld, Step};
+pub use consume::consume;
+pub use publish::{publish, publish_from_api, relay};
+
+use crate::domain::{CrashPoint, EventKind, Layer, Outcome, Safeguard};
+
+/// How soon the relay looks at a new outbox row.
+pub const RELAY_DELAY_MS: i64 = 100;
+/// How soon a consumer polls after a record it reads was appended.
+pub const POLL_DELAY_MS: i64 = 50;
+/// How long a crashed service takes to come back.
+pub const RESTART_MS: i64 = 1_000;
+/// Records a consumer takes per partition per poll.
+const BATCH: i64 = 50;
+/// The fraud check's transactional id.
+pub const FRAUD_TXN_ID: &str = "fraud-check";
+
+/// What the pipeline's processes hold in memory (lost on a crash or restart).
+#[derive(Default)]
+pub struct Pipeline {
+    relay: Option<Producer>,
+    /// The API's own producer, for the dual write when the outbox is off.
+    api: Option<Producer>,
+    /// The fraud check's producer, and whether it is transactional.
+    fraud: Option<(Producer, bool)>,
+    /// Next sequence number per (producer, epoch, topic, partition): a new epoch starts at 0.
+    sequences: HashMap<(i64, i64, String, i64), i64>,
+}
+
+impl Pipeline {
+    pub fn clear(&mut self) {
+        *self = Pipeline::default();
+    }
+}
+
+impl From<BrokerError> for sqlx::Error {
+    fn from(e: BrokerError) -> Self {
+        match e {
+            BrokerError::Store(e) => e,
+            other => sqlx::Error::Protocol(other.to_string()),
+        }
+    }
+}
+
+/// The pipeline steps that have work waiting (unsent outbox rows, unread records): what a
+/// sandbox that opens must wake.
+pub async fn pending(world: &LabWorld) -> Result<Vec<Step>, sqlx::Error> {
+    let mut steps = Vec::new();
+    let unsent: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE sent_ms IS NULL")
+        .fetch_one(world.stores.pool(StoreName::Payments))
+        .await?;
+    if unsent > 0 {
+        steps.push(Step::Relay);
+    }
+    let mut conn = world.stores.pool(StoreName::Broker).acquire().await?;
+    for consumer in Consumer::ALL {
+        let topic = consumer.topic();
+        let partitions = broker::partitions(&mut conn, topic).await?.unwrap_or(0);
+        for partition in 0..partitions {
+            let at = broker::position(&mut conn, consumer.id(), topic, partition).await?;
+            if at < broker::last_stable_offset(&mut conn, topic, partition).await? {
+                steps.push(Step::Consume(consumer));
+                break;
+            }
+        }
+    }
+    Ok(steps)
+}
+
+pub(super) async fn partitions(world: &LabWorld, topic: &str) -> Result<i64, sqlx::Error> {
+    let mut conn = world.stores.pool(StoreName::Broker).acquire().await?;
+    Ok(broker::partitions(&mut conn, topic).await?.unwrap_or(0))
+}
+
+pub(super) async fn new_producer(
+    world: &LabWorld,
+    transactional_id: Option<&str>,
+    now: i64,
+) -> Result<Producer, sqlx::Error> {
+    let mut tx = world.stores.begin(StoreName::Broker).await?;
+    let p = broker::init_producer(&mut tx, transactional_id, now).await?;
+    tx.commit().await?;
+    Ok(p)
+}
