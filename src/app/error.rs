@@ -83,6 +83,19 @@ impl FnError {
     }
 }
 
+/// What the error line under a control says: the sentence for its action's last call, if that
+/// call failed (and nothing while it has not, or once a later call went through).
+pub fn failed<I, T>(
+    action: leptos::prelude::Action<I, Result<T, FnError>>,
+) -> impl Fn() -> Option<String> + Copy + Send + Sync + 'static
+where
+    I: Send + Sync + 'static,
+    T: Clone + Send + Sync + 'static,
+{
+    use leptos::prelude::Get;
+    move || action.value().get().and_then(Result::err).map(|e| e.text())
+}
+
 impl FromServerFnError for FnError {
     type Encoder = JsonEncoding;
 

@@ -12,7 +12,7 @@ use super::load_scenario;
 use super::stream::LabStream;
 use crate::app::course::notes::RealWorld;
 use crate::app::course::quiz::ChapterQuiz;
-use crate::app::error::FnError;
+use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_id};
 use crate::app::storage;
 use crate::domain::course::{self, Chapter, Panel};
@@ -147,13 +147,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
         }
     });
     let busy = loading.pending();
-    let error = move || {
-        loading
-            .value()
-            .get()
-            .and_then(Result::err)
-            .map(|e| e.text())
-    };
+    let error = failed(loading);
     let load = {
         let latch_key = latch_key.clone();
         move |variant: Variant| {

@@ -6,7 +6,7 @@ use leptos_fluent::tr;
 
 use super::clock_control;
 use super::stream::LabStream;
-use crate::app::error::FnError;
+use crate::app::error::{failed, FnError};
 use crate::app::format::{clock_text, speed_text};
 use crate::domain::clock::{HOUR_MS, MINUTE_MS};
 use crate::domain::{ClockCommand, ClockMode};
@@ -34,13 +34,7 @@ pub fn ClockPanel(live: LabStream) -> impl IntoView {
         }
     });
     let busy = command.pending();
-    let error = move || {
-        command
-            .value()
-            .get()
-            .and_then(Result::err)
-            .map(|e| e.text())
-    };
+    let error = failed(command);
     let send = move |c: ClockCommand| {
         command.dispatch(c);
     };

@@ -9,7 +9,7 @@ use leptos_fluent::tr;
 
 use super::send_generals;
 use super::stream::LabStream;
-use crate::app::error::FnError;
+use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_args};
 use crate::domain::generals::{Generals, DEFAULT_LOSS_PCT, TRIP_MS};
 
@@ -50,13 +50,7 @@ pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
         }
     });
     let busy = sending.pending();
-    let error = move || {
-        sending
-            .value()
-            .get()
-            .and_then(Result::err)
-            .map(|e| e.text())
-    };
+    let error = failed(sending);
     let send = move |_| {
         sending.dispatch(());
     };

@@ -11,7 +11,7 @@ use super::controls::{apply_faults, ControlError, ErrorLine, FaultRange, Problem
 use super::stream::LabStream;
 use super::wide::open_when_wide;
 use super::{new_sandbox, reset_sandbox};
-use crate::app::error::FnError;
+use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_id};
 use crate::domain::run::MAX_REPLAY_DAYS;
 use crate::domain::{CrashMode, CrashPoint};
@@ -294,15 +294,12 @@ fn SeedBox(live: LabStream) -> impl IntoView {
             Ok::<(), FnError>(())
         }
     });
+    let refused = failed(opening);
     let problem = move || {
         if unreadable.get() {
             Some(tr!("seed-invalid"))
         } else {
-            opening
-                .value()
-                .get()
-                .and_then(Result::err)
-                .map(|e| e.text())
+            refused()
         }
     };
     let on_submit = move |ev: leptos::ev::SubmitEvent| {

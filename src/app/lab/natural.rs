@@ -7,7 +7,7 @@ use leptos_fluent::tr;
 
 use super::send_natural;
 use super::stream::LabStream;
-use crate::app::error::FnError;
+use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, num, taka, tr_args, tr_id};
 use crate::domain::natural::{NaturalOp, NaturalReport, METHODS, TIMES};
 
@@ -43,13 +43,7 @@ fn Way(live: LabStream, op: NaturalOp) -> impl IntoView {
         }
     });
     let busy = sending.pending();
-    let error = move || {
-        sending
-            .value()
-            .get()
-            .and_then(Result::err)
-            .map(|e| e.text())
-    };
+    let error = failed(sending);
     let send = move |_| {
         sending.dispatch(());
     };
