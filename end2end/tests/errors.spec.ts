@@ -42,3 +42,20 @@ test('a seed the page cannot read is refused beside the form, in the page langua
   await expect(seedForm.getByRole('alert')).not.toHaveText(bangla!);
   await expect(page).toHaveURL(/\/lab\/[0-9a-f-]{36}$/);
 });
+
+test('at a phone width the instructor panel wraps its words inside the screen', async ({ page }, info) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const lab = new LabPage(page);
+  await lab.openSeeded(seedFor(info));
+  await page.locator('.instructor details.fold > summary').click();
+  await page.route(/\/rpc\/reset_sandbox/, (route) => route.abort('failed'));
+  await lab.reset.click();
+  const error = page.locator('section.instructor').getByTestId('control-error');
+  await expect(error).not.toHaveText('');
+  // The sentence is longer than the screen is wide: it must wrap, not run off the edge.
+  const box = (await error.boundingBox())!;
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
+  expect(box.height).toBeGreaterThan(30);
+  const reset = (await lab.reset.boundingBox())!;
+  expect(reset.x + reset.width).toBeLessThanOrEqual(390);
+});
