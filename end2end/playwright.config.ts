@@ -44,7 +44,8 @@ export default defineConfig({
     stderr: 'pipe',
     env: {
       LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
-      LEPTOS_SITE_ROOT: 'target/site',
+      // LAB_E2E_SITE_ROOT: another copy of the site (the phone benchmark's files sent raw).
+      LEPTOS_SITE_ROOT: process.env.LAB_E2E_SITE_ROOT ?? 'target/site',
       LAB_DATA_DIR: dataDir,
       // The release server checks its invariants after every step here too: a breach stops it.
       LAB_CHECK_INVARIANTS: '1',

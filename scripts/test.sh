@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check and test: formatting, clippy for the server and for the browser build, the
-# Rust unit and integration tests, a release build, the chaos test (10 kills of the release
+# Rust unit and integration tests, a release build (its browser files precompressed with gzip and
+# brotli), the size of what a phone downloads (scripts/size.sh), the chaos test (10 kills of the release
 # server), the API fuzzer against the OpenAPI document, and the Playwright tests in Chromium.
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -20,7 +21,8 @@ run "clippy (hydrate, wasm32)" cargo clippy --lib --features hydrate --target wa
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 run "Rust unit and integration tests" bash -c "set -o pipefail; cargo test --features ssr 2>&1 | tee -a '$log'"
-run "release build (site and server)" cargo leptos build --release
+run "release build (site and server, precompressed)" cargo leptos build --release --precompress
+run "browser bytes (files and the first visit, raw, gzip and brotli)" scripts/size.sh target/release/pocketpay-lab
 run "chaos test (10 kills of the release server)" bash -c "set -o pipefail; CHAOS_SERVER='$PWD/target/release/pocketpay-lab' CHAOS_KILLS=10 cargo test --features ssr --test chaos -- --ignored --nocapture 2>&1 | tee -a '$log'"
 run "API fuzzer (Schemathesis, every check)" scripts/fuzz-api.sh target/release/pocketpay-lab
 run "Playwright end-to-end tests" bash -c "set -o pipefail; cd end2end && npx playwright test 2>&1 | tee -a '$log'"

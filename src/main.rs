@@ -15,7 +15,13 @@ async fn main() {
         .init();
 
     let conf = get_configuration(None).expect("Cargo.toml's [package.metadata.leptos] is readable");
-    let options = conf.leptos_options;
+    let mut options = conf.leptos_options;
+    // A build with hashed file names (`hash-files`, Cargo.toml) leaves the names in a file
+    // beside this binary: the pages then point at those names, which browsers keep for good.
+    options.hash_files = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(&*options.hash_file)))
+        .is_some_and(|names| names.exists());
     let addr = options.site_addr;
     let config = match Config::from_env() {
         Ok(c) => c,

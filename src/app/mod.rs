@@ -11,7 +11,7 @@ pub mod storage;
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
-use leptos_meta::{provide_meta_context, Link, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, HashedStylesheet, Link, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::path;
 
@@ -24,6 +24,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <AutoReload options=options.clone() />
+                // The style sheet under the name the build gave it (its hash in it, when built
+                // with hashed names).
+                <HashedStylesheet options=options.clone() id="leptos" />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -69,7 +72,6 @@ pub fn App() -> impl IntoView {
         }
     });
     view! {
-        <Stylesheet id="leptos" href="/pkg/pocketpay-lab.css" />
         <Link rel="icon" href="/favicon.ico" />
         <i18n::I18nProvider>
             <Title text=move || tr!("app-title") />

@@ -8,6 +8,7 @@ use axum::routing::get;
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower_http::compression::{CompressionLayer, CompressionLevel};
 
 use super::error::LabError;
 use super::sandboxes::Sandboxes;
@@ -65,6 +66,10 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
         .with_state(state)
         .merge(super::api::router(&sandboxes).with_state(sandboxes.clone()))
         .layer(axum::middleware::map_response(security_headers))
+        .layer(axum::middleware::from_fn(caching))
+        // Pages and JSON compressed for a browser that accepts it; the files under /pkg are
+        // already (the build writes .br and .gz beside each), and event streams never are.
+        .layer(CompressionLayer::new().quality(CompressionLevel::Precise(5)))
 }
 
 /// The entrance's query: `/lab?seed=N` always opens a new sandbox with that seed (a shared
@@ -159,6 +164,45 @@ fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|(_, v)| v.to_owned())
 }
 
+/// How long a browser may keep a static file: a name with its content's hash in it
+/// (`pocketpay-lab.<hash>.wasm`) never changes, so for good; the fonts and the icon for a
+/// month; any other file under `/pkg` is asked for again each time (a 304 when unchanged).
+pub fn cache_control(path: &str) -> Option<&'static str> {
+    if let Some(name) = path.strip_prefix("/pkg/") {
+        return Some(if hashed(name) {
+            "public, max-age=31536000, immutable"
+        } else {
+            "no-cache"
+        });
+    }
+    (path.starts_with("/fonts/") || path == "/favicon.ico").then_some("public, max-age=2592000")
+}
+
+/// Whether a file name is `<name>.<hash>.<extension>` as the build writes it: the hash is an
+/// MD5 in 22 base64url characters.
+fn hashed(name: &str) -> bool {
+    let mut parts = name.rsplitn(3, '.');
+    let (_extension, hash, stem) = (parts.next(), parts.next(), parts.next());
+    stem.is_some()
+        && hash.is_some_and(|h| {
+            h.len() == 22
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+}
+
+async fn caching(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let policy = cache_control(request.uri().path());
+    let mut response = next.run(request).await;
+    if let Some(policy) = policy.filter(|_| response.status().is_success()) {
+        let headers = response.headers_mut();
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
+        // The same name is sent as brotli, gzip or raw, as the browser asked.
+        headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    }
+    response
+}
+
 async fn security_headers(mut response: Response) -> Response {
     let h = response.headers_mut();
     h.insert(
@@ -176,6 +220,31 @@ async fn security_headers(mut response: Response) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hashed_files_are_kept_for_good_and_others_asked_for_again() {
+        let forever = Some("public, max-age=31536000, immutable");
+        assert_eq!(
+            cache_control("/pkg/pocketpay-lab.kZ3u0v1Yq8W-x_AbCdEfGh.wasm"),
+            forever
+        );
+        assert_eq!(
+            cache_control("/pkg/pocketpay-lab.kZ3u0v1Yq8W-x_AbCdEfGh.css"),
+            forever
+        );
+        assert_eq!(cache_control("/pkg/pocketpay-lab.wasm"), Some("no-cache"));
+        // A hash must be the build's: 22 base64url characters.
+        assert_eq!(
+            cache_control("/pkg/pocketpay-lab.short.js"),
+            Some("no-cache")
+        );
+        assert_eq!(
+            cache_control("/fonts/noto-sans-bengali-bengali-400-normal.woff2"),
+            Some("public, max-age=2592000")
+        );
+        assert_eq!(cache_control("/lab"), None);
+        assert_eq!(cache_control("/api/sandboxes"), None);
+    }
 
     #[test]
     fn the_sandbox_cookie_is_found_among_others() {
