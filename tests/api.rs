@@ -952,3 +952,55 @@ async fn the_drop_vs_delete_measurement_runs_on_a_scratch_file_and_refuses_bad_s
         .await;
     }
 }
+
+/// A recorded run's event log keeps its hash from one version of the lab to the next: the hash
+/// is what a shared run is checked against, so a change to what the lab does, or to how it
+/// writes its timeline, must change this number knowingly (and say why). The run, on a paused
+/// sandbox: an answer lost, the same key again with the atomic claim off and a relay crash
+/// armed, a second key, two hours, a wallet replay an hour back, a day.
+#[tokio::test]
+async fn a_scripted_run_keeps_its_log_hash_across_versions() {
+    let lab = TestLab::start_with(&[("LAB_TRANSFER_WAIT_SECS", "1")]).await;
+    let id = lab.sandbox(88412).await;
+    let pay = |key: &'static str, amount: i64| {
+        lab.transfer(&id, key, json!({"to": "tithi", "amount": amount}), None)
+    };
+    lab.faults(&id, json!({"response_loss_pct": 100, "auto_retries": 0}))
+        .await;
+    // Paused, nothing answers: each call gives up after its second and leaves its input behind.
+    assert_eq!(pay("key-1", 500).await.unwrap().status, 504);
+    lab.clock(&id, json!({"advance_seconds": 30})).await;
+    lab.safeguards(&id, json!({"atomic_claim": false})).await;
+    lab.faults(
+        &id,
+        json!({"response_loss_pct": 0, "crash": {"relay_after_publish": "once"}}),
+    )
+    .await;
+    assert_eq!(pay("key-1", 500).await.unwrap().status, 504);
+    lab.clock(&id, json!({"advance_seconds": 30})).await;
+    assert_eq!(pay("key-2", 700).await.unwrap().status, 504);
+    lab.clock(&id, json!({"advance_seconds": 7200})).await;
+    let r = lab
+        .post(
+            &format!("/api/sandboxes/{id}/replay"),
+            json!({"consumer": "wallet", "from_seconds_ago": 3600}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    lab.clock(&id, json!({"advance_seconds": 86400})).await;
+    let run: Value = lab
+        .get(&format!("/api/sandboxes/{id}/run"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(run["inputs"].as_array().unwrap().len(), 11);
+    let s = lab.state(&id).await;
+    assert_eq!(s["balances"]["payments"]["shimul"], 800);
+    assert_eq!(s["balances"]["wallet"]["tithi"], 1200);
+    // The hash of this run under commit 1020d14 and since.
+    assert_eq!(
+        run["log_hash"], "9b23d2595fb82a7fb4911b6fb05d1f894bd6376281883de581536697fc8f8859",
+        "seed 88412"
+    );
+}
