@@ -21,11 +21,11 @@ impl IntoResponse for LabError {
             // The cause goes to the log, never to the caller.
             LabError::Store(e) => {
                 tracing::error!("store error: {e}");
-                "the sandboxes could not read or write its stores; the request changed nothing that was not committed".to_owned()
+                "the lab could not read or write its stores; the request changed nothing that was not committed".to_owned()
             }
             LabError::Io(e) => {
                 tracing::error!("io error: {e}");
-                "the sandboxes could not read or write its files".to_owned()
+                "the lab could not read or write its files".to_owned()
             }
             other => other.to_string(),
         };

@@ -118,7 +118,7 @@ problem_responses! {
     NotFound => "No such sandbox (`unknown-sandbox`), a malformed id included", retry_after: false;
     TooLarge => "The body is over 64 KiB (`body-too-large`)", retry_after: false;
     NotJson => "The body, or its Content-Type, is not application/json (`unsupported-media-type`); nothing changed", retry_after: false;
-    TooFast => "This sandbox sends requests faster than the sandboxes allows (`too-many-requests`); retry after Retry-After seconds", retry_after: true;
+    TooFast => "This sandbox sends requests faster than the lab allows (`too-many-requests`); retry after Retry-After seconds", retry_after: true;
     Unavailable => "The sandbox was stopped or reset while this request was in flight (`sandbox-unavailable`); retry after Retry-After seconds", retry_after: true;
     Full => "The server holds its limit of sandboxes (`too-many-sandboxes`); retry after Retry-After seconds", retry_after: true;
 }
