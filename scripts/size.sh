@@ -19,8 +19,8 @@ set -euo pipefail
 bin=${1:?usage: scripts/size.sh <path to the release pocketpay-lab server binary>}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-max_wasm_kb=${SIZE_WASM_BR_MAX_KB:-930}
-max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-1050}
+max_wasm_kb=${SIZE_WASM_BR_MAX_KB:-570}
+max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-690}
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 data=$(mktemp -d)
