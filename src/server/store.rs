@@ -131,9 +131,12 @@ impl Stores {
                 .foreign_keys(true);
             // Two connections: the sandbox's owner task writes through one; the event stream
             // reads the log through the other without waiting for a step to finish.
+            // No test query before each use: a local file's connection does not go stale as a
+            // network one does, and the test is a round trip to SQLite's thread per acquire.
             let pool = SqlitePoolOptions::new()
                 .max_connections(2)
                 .min_connections(0)
+                .test_before_acquire(false)
                 .idle_timeout(Duration::from_secs(60))
                 .connect_with(options)
                 .await?;

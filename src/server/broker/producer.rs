@@ -69,6 +69,15 @@ pub(super) async fn check_epoch(
     }
 }
 
+/// One record of a produce request: its key, its value and, from an idempotent producer, its
+/// sequence number in its partition.
+#[derive(Clone, Copy, Debug)]
+pub struct Outgoing<'a> {
+    pub key: &'a str,
+    pub value: &'a str,
+    pub sequence: Option<i64>,
+}
+
 /// Appends one record. With `sequence` (an idempotent producer) a batch the broker still
 /// remembers is not appended again; its original offset comes back with `duplicate` set.
 #[allow(clippy::too_many_arguments)]
@@ -82,6 +91,27 @@ pub async fn produce(
     txn: Option<i64>,
     now_ms: i64,
 ) -> Result<Appended, BrokerError> {
+    let one = [Outgoing {
+        key,
+        value,
+        sequence,
+    }];
+    let appended = produce_batch(conn, producer, topic, &one, txn, now_ms).await?;
+    Ok(appended[0])
+}
+
+/// Appends the records of one produce request, in order, as a client library sends a batch:
+/// the producer's epoch, the topic and the transaction are checked once for all of them, then
+/// each record is deduplicated by its sequence number (see [`produce`]) and appended. Run it
+/// in one store transaction: a refused record (fenced, out of order) appends none of them.
+pub async fn produce_batch(
+    conn: &mut SqliteConnection,
+    producer: Producer,
+    topic: &str,
+    records: &[Outgoing<'_>],
+    txn: Option<i64>,
+    now_ms: i64,
+) -> Result<Vec<Appended>, BrokerError> {
     check_epoch(conn, producer).await?;
     let partitions = partitions(conn, topic)
         .await?
@@ -89,74 +119,90 @@ pub async fn produce(
     if let Some(txn) = txn {
         ensure_open(conn, txn).await?;
     }
-    let partition = partition_for(key, partitions);
-    if let Some(seq) = sequence {
+    if records.iter().any(|r| r.sequence.is_some()) {
         forget_if_expired(conn, producer.id, now_ms).await?;
-        // Sequences are numbered per epoch: a restarted transactional producer starts at 0
-        // again, and its batches are not the old epoch's.
-        let (seen, last): (Option<i64>, Option<i64>) = sqlx::query_as(
-            "SELECT
-               (SELECT \"offset\" FROM producer_batches
-                WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4
-                  AND sequence = ?5),
-               (SELECT MAX(sequence) FROM producer_batches
-                WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4)",
-        )
-        .bind(producer.id)
-        .bind(producer.epoch)
-        .bind(topic)
-        .bind(partition)
-        .bind(seq)
-        .fetch_one(&mut *conn)
-        .await?;
-        if let Some(offset) = seen {
-            touch(conn, producer.id, now_ms).await?;
-            return Ok(Appended {
-                partition,
-                offset,
-                duplicate: true,
-            });
-        }
-        // A gap means batches went missing in between: Kafka refuses it rather than guess.
-        if let Some(last) = last.filter(|last| seq > last + 1) {
-            return Err(BrokerError::OutOfOrderSequence {
-                producer: producer.id,
-                epoch: producer.epoch,
-                topic: topic.to_owned(),
-                partition,
-                expected: last + 1,
-                got: seq,
-            });
-        }
     }
-    let offset = append(
-        conn,
-        topic,
-        partition,
-        Some(key),
-        value,
-        Some(producer.id),
-        sequence,
-        txn,
-        None,
-        now_ms,
-    )
-    .await?;
-    if let Some(seq) = sequence {
-        sqlx::query(
-            "INSERT OR REPLACE INTO producer_batches
-               (producer_id, epoch, topic, partition, sequence, \"offset\")
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    let mut appended = Vec::with_capacity(records.len());
+    let mut remembered = Vec::new();
+    for r in records {
+        let partition = partition_for(r.key, partitions);
+        if let Some(seq) = r.sequence {
+            // Sequences are numbered per epoch: a restarted transactional producer starts at
+            // 0 again, and its batches are not the old epoch's.
+            let (seen, last): (Option<i64>, Option<i64>) = sqlx::query_as(
+                "SELECT
+                   (SELECT \"offset\" FROM producer_batches
+                    WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4
+                      AND sequence = ?5),
+                   (SELECT MAX(sequence) FROM producer_batches
+                    WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4)",
+            )
+            .bind(producer.id)
+            .bind(producer.epoch)
+            .bind(topic)
+            .bind(partition)
+            .bind(seq)
+            .fetch_one(&mut *conn)
+            .await?;
+            if let Some(offset) = seen {
+                appended.push(Appended {
+                    partition,
+                    offset,
+                    duplicate: true,
+                });
+                continue;
+            }
+            // A gap means batches went missing in between: Kafka refuses it rather than guess.
+            if let Some(last) = last.filter(|last| seq > last + 1) {
+                return Err(BrokerError::OutOfOrderSequence {
+                    producer: producer.id,
+                    epoch: producer.epoch,
+                    topic: topic.to_owned(),
+                    partition,
+                    expected: last + 1,
+                    got: seq,
+                });
+            }
+        }
+        let offset = append(
+            conn,
+            topic,
+            partition,
+            Some(r.key),
+            r.value,
+            Some(producer.id),
+            r.sequence,
+            txn,
+            None,
+            now_ms,
         )
-        .bind(producer.id)
-        .bind(producer.epoch)
-        .bind(topic)
-        .bind(partition)
-        .bind(seq)
-        .bind(offset)
-        .execute(&mut *conn)
         .await?;
-        // Keep only the newest few: a resend older than that is not recognised.
+        if let Some(seq) = r.sequence {
+            sqlx::query(
+                "INSERT OR REPLACE INTO producer_batches
+                   (producer_id, epoch, topic, partition, sequence, \"offset\")
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .bind(producer.id)
+            .bind(producer.epoch)
+            .bind(topic)
+            .bind(partition)
+            .bind(seq)
+            .bind(offset)
+            .execute(&mut *conn)
+            .await?;
+            if !remembered.contains(&partition) {
+                remembered.push(partition);
+            }
+        }
+        appended.push(Appended {
+            partition,
+            offset,
+            duplicate: false,
+        });
+    }
+    // Keep only the newest few per partition: a resend older than that is not recognised.
+    for partition in remembered {
         sqlx::query(
             "DELETE FROM producer_batches
              WHERE producer_id = ?1 AND topic = ?2 AND partition = ?3 AND (epoch <> ?4 OR sequence NOT IN (
@@ -173,11 +219,7 @@ pub async fn produce(
         .await?;
     }
     touch(conn, producer.id, now_ms).await?;
-    Ok(Appended {
-        partition,
-        offset,
-        duplicate: false,
-    })
+    Ok(appended)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -342,7 +342,7 @@ async fn complete(
         );
         match new_event {
             // The outbox row was committed with the debit: the relay will still publish it.
-            Some(_) if outbox => cx.schedule_in(pipeline::RELAY_DELAY_MS, Step::Relay),
+            Some(_) if outbox => cx.wake_in(pipeline::RELAY_DELAY_MS, Step::Relay),
             // Dual write: the publish that would have followed the commit never happens.
             Some(event) => cx.record(
                 Layer::Outbox,
@@ -356,7 +356,7 @@ async fn complete(
         return Ok(());
     }
     match new_event {
-        Some(_) if outbox => cx.schedule_in(pipeline::RELAY_DELAY_MS, Step::Relay),
+        Some(_) if outbox => cx.wake_in(pipeline::RELAY_DELAY_MS, Step::Relay),
         Some(event) => pipeline::publish_from_api(world, cx, &event).await?,
         None => {}
     }

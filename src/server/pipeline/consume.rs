@@ -5,7 +5,10 @@ use serde_json::json;
 
 use super::*;
 
-/// One poll of a consumer group: the fraud check, the wallet or the SMS service.
+/// One poll of a consumer group: the fraud check, the wallet or the SMS service. Each
+/// partition's new records (up to [`BATCH`]) are processed as one batch, as a Kafka consumer
+/// processes what one `poll()` returned: one store transaction per batch for each store, and
+/// one offset commit (or one broker transaction) at its end.
 pub async fn consume(
     world: &mut LabWorld,
     consumer: Consumer,
@@ -22,44 +25,52 @@ pub async fn consume(
                 broker::fetch(&mut conn, topic, partition, start, BATCH, true).await?;
             (records, next, start)
         };
-        if records.is_empty() {
-            if next > start {
-                // Only markers or aborted records: step over them.
-                let mut tx = world.stores.begin(StoreName::Broker).await?;
-                broker::commit_offset(&mut tx, group, topic, partition, next).await?;
-                tx.commit().await?;
-            }
+        if next == start {
             continue;
         }
-        for record in records {
-            let Ok(event) = serde_json::from_str::<TransferDone>(&record.value) else {
-                continue;
-            };
-            let alive = match consumer {
-                Consumer::Fraud => fraud_one(world, cx, &record, &event).await?,
-                Consumer::Wallet | Consumer::Sms => {
-                    apply_one(world, cx, consumer, &record, &event).await?
-                }
-            };
-            if !alive {
-                cx.schedule_in(RESTART_MS, Step::Consume(consumer));
-                return Ok(());
-            }
+        // Records this version wrote carry a transfer's event; anything else is stepped over.
+        let batch: Vec<(broker::Record, TransferDone)> = records
+            .into_iter()
+            .filter_map(|r| {
+                let event = serde_json::from_str::<TransferDone>(&r.value).ok()?;
+                Some((r, event))
+            })
+            .collect();
+        if batch.is_empty() {
+            // Only markers, aborted records or foreign ones: step over them.
+            let mut tx = world.stores.begin(StoreName::Broker).await?;
+            broker::commit_offset(&mut tx, group, topic, partition, next).await?;
+            tx.commit().await?;
+            continue;
         }
-        // A full batch may have left more behind.
-        cx.schedule_in(POLL_DELAY_MS, Step::Consume(consumer));
+        let alive = match consumer {
+            Consumer::Fraud => fraud_batch(world, cx, partition, &batch, next).await?,
+            Consumer::Wallet | Consumer::Sms => {
+                apply_batch(world, cx, consumer, partition, &batch, next).await?
+            }
+        };
+        if !alive {
+            cx.schedule_in(RESTART_MS, Step::Consume(consumer));
+            return Ok(());
+        }
+        if next - start >= BATCH {
+            // A full batch may have left more behind.
+            cx.wake_in(POLL_DELAY_MS, Step::Consume(consumer));
+        }
     }
     Ok(())
 }
 
-/// The fraud check on one event: approve it into `approved-transfers` and audit it. With
-/// `transactions` the write and the offset commit are one transaction. Returns false if the
-/// process died.
-pub(super) async fn fraud_one(
+/// The fraud check on one poll's events of a partition: approve each into
+/// `approved-transfers` and audit it. With `transactions` the approvals and the offset commit
+/// are one broker transaction, begun, written and committed as Kafka's read-process-write loop
+/// does. `next` is the offset after the batch. Returns false if the process died.
+pub(super) async fn fraud_batch(
     world: &mut LabWorld,
     cx: &mut Cx<'_, Step>,
-    record: &broker::Record,
-    event: &TransferDone,
+    partition: i64,
+    batch: &[(broker::Record, TransferDone)],
+    next: i64,
 ) -> Result<bool, sqlx::Error> {
     let now = cx.now();
     let transactional = world.safeguards.is_on(Safeguard::Transactions);
@@ -94,18 +105,20 @@ pub(super) async fn fraud_one(
     } else {
         None
     };
-    let approved = serde_json::to_string(event).expect("events serialise");
-    publish(
-        world,
-        cx,
-        producer,
-        APPROVED_TOPIC,
-        &event.transfer_id,
-        &approved,
-        txn,
-        &event.event_id,
-    )
-    .await?;
+    let approved: Vec<String> = batch
+        .iter()
+        .map(|(_, event)| serde_json::to_string(event).expect("events serialise"))
+        .collect();
+    let records: Vec<ToPublish> = batch
+        .iter()
+        .zip(&approved)
+        .map(|((_, event), value)| ToPublish {
+            key: &event.transfer_id,
+            value,
+            correlation: &event.event_id,
+        })
+        .collect();
+    publish_batch(world, cx, producer, APPROVED_TOPIC, &records, txn).await?;
     if let Some(txn) = txn {
         let mut tx = world.stores.begin(StoreName::Broker).await?;
         broker::send_offset_to_transaction(
@@ -113,43 +126,50 @@ pub(super) async fn fraud_one(
             txn,
             Consumer::Fraud.id(),
             TRANSFERS_TOPIC,
-            record.partition,
-            record.offset + 1,
+            partition,
+            next,
         )
         .await?;
         tx.commit().await?;
     }
-    // The audit row lives in the fraud check's own store: no broker transaction covers it.
+    // The audit rows live in the fraud check's own store: no broker transaction covers them.
     let mut tx = world.stores.begin(StoreName::Fraud).await?;
-    sqlx::query("INSERT INTO audit (event_id, decision, at_ms) VALUES (?1, 'approved', ?2)")
-        .bind(&event.event_id)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-    let audits: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM audit WHERE event_id = ?1")
-        .bind(&event.event_id)
-        .fetch_one(&mut *tx)
-        .await?;
+    let mut audits = Vec::with_capacity(batch.len());
+    for (_, event) in batch {
+        sqlx::query("INSERT INTO audit (event_id, decision, at_ms) VALUES (?1, 'approved', ?2)")
+            .bind(&event.event_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM audit WHERE event_id = ?1")
+            .bind(&event.event_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        audits.push(n);
+    }
     tx.commit().await?;
-    cx.record(
-        Layer::Fraud,
-        EventKind::FraudApproved,
-        Some(event.event_id.clone()),
-        if audits > 1 {
-            Outcome::Escaped
-        } else {
-            Outcome::Ok
-        },
-        json!({"offset": record.offset, "transactional": transactional, "audit_rows": audits,
-               "transfer_id": event.transfer_id}),
-    );
+    for ((record, event), audits) in batch.iter().zip(audits) {
+        cx.record(
+            Layer::Fraud,
+            EventKind::FraudApproved,
+            Some(event.event_id.clone()),
+            if audits > 1 {
+                Outcome::Escaped
+            } else {
+                Outcome::Ok
+            },
+            json!({"offset": record.offset, "transactional": transactional, "audit_rows": audits,
+                   "transfer_id": event.transfer_id}),
+        );
+    }
     if world.crash_fires(CrashPoint::FraudBeforeCommit, cx.rng()) {
         cx.record(
             Layer::Fraud,
             EventKind::FraudCrashed,
-            Some(event.event_id.clone()),
+            Some(batch[0].1.event_id.clone()),
             Outcome::Lost,
-            json!({"crash": "fraud_before_commit", "restarts_in_ms": RESTART_MS}),
+            json!({"crash": "fraud_before_commit", "restarts_in_ms": RESTART_MS,
+                   "uncommitted": batch.len()}),
         );
         world.pipeline.fraud = None;
         return Ok(false);
@@ -162,59 +182,66 @@ pub(super) async fn fraud_one(
                 &mut tx,
                 Consumer::Fraud.id(),
                 TRANSFERS_TOPIC,
-                record.partition,
-                record.offset + 1,
+                partition,
+                next,
             )
             .await?
         }
     }
     tx.commit().await?;
-    cx.schedule_in(POLL_DELAY_MS, Step::Consume(Consumer::Wallet));
-    cx.schedule_in(POLL_DELAY_MS, Step::Consume(Consumer::Sms));
+    cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Wallet));
+    cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Sms));
     Ok(true)
 }
 
-/// The wallet or SMS service on one event: its inbox row and its effect in one local
-/// transaction, then the offset. Returns false if the process died between the two.
-pub(super) async fn apply_one(
+/// The wallet or SMS service on one poll's events of a partition: each event's inbox row and
+/// its effect, all in one local transaction, then the offset after the batch (`next`).
+/// Returns false if the process died between the two.
+pub(super) async fn apply_batch(
     world: &mut LabWorld,
     cx: &mut Cx<'_, Step>,
     consumer: Consumer,
-    record: &broker::Record,
-    event: &TransferDone,
+    partition: i64,
+    batch: &[(broker::Record, TransferDone)],
+    next: i64,
 ) -> Result<bool, sqlx::Error> {
     let now = cx.now();
     let (store, guard, layer) = match consumer {
         Consumer::Wallet => (StoreName::Wallet, Safeguard::WalletInbox, Layer::Wallet),
         _ => (StoreName::Sms, Safeguard::SmsInbox, Layer::Sms),
     };
+    let (sql, count_sql, kind) = match consumer {
+        Consumer::Wallet => (
+            "INSERT INTO credits (event_id, transfer_id, user_id, amount, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "SELECT COUNT(*) FROM credits WHERE transfer_id = ?1",
+            EventKind::Credited,
+        ),
+        _ => (
+            "INSERT INTO sms (event_id, transfer_id, to_user, message_key, amount, at_ms)
+             VALUES (?1, ?2, ?3, 'money_received', ?4, ?5)",
+            "SELECT COUNT(*) FROM sms WHERE transfer_id = ?1",
+            EventKind::SmsSent,
+        ),
+    };
     let inbox_on = world.safeguards.is_on(guard);
+    // Per event: `None` if the inbox caught it, else how many times it has now been applied.
+    let mut applied = Vec::with_capacity(batch.len());
     let mut tx = world.stores.begin(store).await?;
-    let fresh = !inbox_on
-        || sqlx::query(
-            "INSERT INTO inbox (event_id, processed_ms) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-        )
-        .bind(&event.event_id)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
-            == 1;
-    let corr = Some(event.event_id.clone());
-    if fresh {
-        let (sql, count_sql, kind) = match consumer {
-            Consumer::Wallet => (
-                "INSERT INTO credits (event_id, transfer_id, user_id, amount, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
-                "SELECT COUNT(*) FROM credits WHERE transfer_id = ?1",
-                EventKind::Credited,
-            ),
-            _ => (
-                "INSERT INTO sms (event_id, transfer_id, to_user, message_key, amount, at_ms)
-                 VALUES (?1, ?2, ?3, 'money_received', ?4, ?5)",
-                "SELECT COUNT(*) FROM sms WHERE transfer_id = ?1",
-                EventKind::SmsSent,
-            ),
-        };
+    for (_, event) in batch {
+        let fresh = !inbox_on
+            || sqlx::query(
+                "INSERT INTO inbox (event_id, processed_ms) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            )
+            .bind(&event.event_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+                == 1;
+        if !fresh {
+            applied.push(None);
+            continue;
+        }
         sqlx::query(sql)
             .bind(&event.event_id)
             .bind(&event.transfer_id)
@@ -227,54 +254,52 @@ pub(super) async fn apply_one(
             .bind(&event.transfer_id)
             .fetch_one(&mut *tx)
             .await?;
-        tx.commit().await?;
-        cx.record(
-            layer,
-            kind,
-            corr.clone(),
-            if times > 1 {
-                Outcome::Escaped
-            } else {
-                Outcome::Ok
-            },
-            if times > 1 {
-                json!({"amount": event.amount, "to": event.to, "offset": record.offset, "times": times,
-                       "transfer_id": event.transfer_id,
-                       "would_catch": explain::ids(&explain::inbox_escape_guards(guard, &world.safeguards))})
-            } else {
-                json!({"amount": event.amount, "to": event.to, "offset": record.offset, "times": times,
-                       "transfer_id": event.transfer_id})
-            },
-        );
-    } else {
-        tx.commit().await?;
-        cx.record(
-            layer,
-            EventKind::InboxDuplicate,
-            corr.clone(),
-            Outcome::Caught,
-            json!({"guard": guard.id(), "offset": record.offset, "transfer_id": event.transfer_id}),
-        );
+        applied.push(Some(times));
+    }
+    tx.commit().await?;
+    for ((record, event), applied) in batch.iter().zip(applied) {
+        let corr = Some(event.event_id.clone());
+        match applied {
+            Some(times) => cx.record(
+                layer,
+                kind,
+                corr,
+                if times > 1 {
+                    Outcome::Escaped
+                } else {
+                    Outcome::Ok
+                },
+                if times > 1 {
+                    json!({"amount": event.amount, "to": event.to, "offset": record.offset, "times": times,
+                           "transfer_id": event.transfer_id,
+                           "would_catch": explain::ids(&explain::inbox_escape_guards(guard, &world.safeguards))})
+                } else {
+                    json!({"amount": event.amount, "to": event.to, "offset": record.offset, "times": times,
+                           "transfer_id": event.transfer_id})
+                },
+            ),
+            None => cx.record(
+                layer,
+                EventKind::InboxDuplicate,
+                corr,
+                Outcome::Caught,
+                json!({"guard": guard.id(), "offset": record.offset, "transfer_id": event.transfer_id}),
+            ),
+        }
     }
     if world.crash_fires(CrashPoint::ConsumerBeforeOffsetCommit, cx.rng()) {
         cx.record(
             layer,
             EventKind::ConsumerCrashed,
-            corr,
+            Some(batch[0].1.event_id.clone()),
             Outcome::Lost,
-            json!({"crash": "consumer_before_offset_commit", "restarts_in_ms": RESTART_MS}),
+            json!({"crash": "consumer_before_offset_commit", "restarts_in_ms": RESTART_MS,
+                   "uncommitted": batch.len()}),
         );
         return Ok(false);
     }
     let mut tx = world.stores.begin(StoreName::Broker).await?;
-    broker::commit_offset(
-        &mut tx,
-        consumer.id(),
-        consumer.topic(),
-        record.partition,
-        record.offset + 1,
-    )
-    .await?;
+    broker::commit_offset(&mut tx, consumer.id(), consumer.topic(), partition, next).await?;
     tx.commit().await?;
     Ok(true)
 }

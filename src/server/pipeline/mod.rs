@@ -17,7 +17,7 @@ use crate::server::sim::Cx;
 use crate::server::store::StoreName;
 use crate::server::world::{LabWorld, Step};
 pub use consume::consume;
-pub use publish::{publish, publish_from_api, relay};
+pub use publish::{publish, publish_batch, publish_from_api, relay, ToPublish};
 
 use crate::domain::{CrashPoint, EventKind, Layer, Outcome, Safeguard};
 
@@ -29,6 +29,8 @@ pub const POLL_DELAY_MS: i64 = 50;
 pub const RESTART_MS: i64 = 1_000;
 /// Records a consumer takes per partition per poll.
 const BATCH: i64 = 50;
+/// Outbox rows the relay publishes per run (one produce request).
+const RELAY_BATCH: i64 = 100;
 /// The fraud check's transactional id.
 pub const FRAUD_TXN_ID: &str = "fraud-check";
 

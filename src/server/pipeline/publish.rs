@@ -5,9 +5,15 @@ use serde_json::json;
 
 use super::*;
 
-/// Produces one record the way a client library does: with a sequence number when the producer
-/// is idempotent, and sending the same batch again when the acknowledgement is lost
-/// (`broker_ack_lost`). The broker lane shows the append and what became of the resend.
+/// One record to publish: its key, its value and the event it carries (the timeline's
+/// correlation).
+pub struct ToPublish<'a> {
+    pub key: &'a str,
+    pub value: &'a str,
+    pub correlation: &'a str,
+}
+
+/// Produces one record the way a client library does (see [`publish_batch`]).
 #[allow(clippy::too_many_arguments)]
 pub async fn publish(
     world: &mut LabWorld,
@@ -19,59 +25,94 @@ pub async fn publish(
     txn: Option<i64>,
     correlation: &str,
 ) -> Result<Appended, sqlx::Error> {
+    let one = [ToPublish {
+        key,
+        value,
+        correlation,
+    }];
+    Ok(publish_batch(world, cx, producer, topic, &one, txn).await?[0])
+}
+
+/// Produces records the way a client library does: one produce request for the batch, with a
+/// sequence number per record when the producer is idempotent, and the same request sent again
+/// when its acknowledgement is lost (`broker_ack_lost`). The broker lane shows each append and
+/// what became of each resend.
+pub async fn publish_batch(
+    world: &mut LabWorld,
+    cx: &mut Cx<'_, Step>,
+    producer: Producer,
+    topic: &str,
+    records: &[ToPublish<'_>],
+    txn: Option<i64>,
+) -> Result<Vec<Appended>, sqlx::Error> {
     let idempotent = world.safeguards.is_on(Safeguard::IdempotentProducer);
-    let partition = broker::partition_for(key, partitions(world, topic).await?);
-    let sequence = idempotent.then(|| {
-        let next = world
-            .pipeline
-            .sequences
-            .entry((producer.id, producer.epoch, topic.to_owned(), partition))
-            .or_insert(0);
-        *next += 1;
-        *next - 1
-    });
+    let partitions = partitions(world, topic).await?;
+    let outgoing: Vec<broker::Outgoing> = records
+        .iter()
+        .map(|r| {
+            let partition = broker::partition_for(r.key, partitions);
+            let sequence = idempotent.then(|| {
+                let next = world
+                    .pipeline
+                    .sequences
+                    .entry((producer.id, producer.epoch, topic.to_owned(), partition))
+                    .or_insert(0);
+                *next += 1;
+                *next - 1
+            });
+            broker::Outgoing {
+                key: r.key,
+                value: r.value,
+                sequence,
+            }
+        })
+        .collect();
     let now = cx.now();
     let mut tx = world.stores.begin(StoreName::Broker).await?;
-    let appended =
-        broker::produce(&mut tx, producer, topic, key, value, sequence, txn, now).await?;
+    let appended = broker::produce_batch(&mut tx, producer, topic, &outgoing, txn, now).await?;
     tx.commit().await?;
-    let corr = Some(correlation.to_owned());
-    cx.record(
-        Layer::Broker,
-        EventKind::RecordAppended,
-        corr.clone(),
-        Outcome::Ok,
-        json!({"topic": topic, "partition": appended.partition, "offset": appended.offset,
-               "producer": producer.id, "sequence": sequence, "transactional": txn.is_some()}),
-    );
-    if world.crash_fires(CrashPoint::BrokerAckLost, cx.rng()) {
+    for ((r, o), a) in records.iter().zip(&outgoing).zip(&appended) {
         cx.record(
             Layer::Broker,
-            EventKind::AckLost,
-            corr.clone(),
-            Outcome::Lost,
-            json!({"topic": topic, "partition": appended.partition, "offset": appended.offset}),
+            EventKind::RecordAppended,
+            Some(r.correlation.to_owned()),
+            Outcome::Ok,
+            json!({"topic": topic, "partition": a.partition, "offset": a.offset,
+                   "producer": producer.id, "sequence": o.sequence, "transactional": txn.is_some()}),
         );
+    }
+    if world.crash_fires(CrashPoint::BrokerAckLost, cx.rng()) {
+        for (r, a) in records.iter().zip(&appended) {
+            cx.record(
+                Layer::Broker,
+                EventKind::AckLost,
+                Some(r.correlation.to_owned()),
+                Outcome::Lost,
+                json!({"topic": topic, "partition": a.partition, "offset": a.offset}),
+            );
+        }
         let mut tx = world.stores.begin(StoreName::Broker).await?;
-        let resend =
-            broker::produce(&mut tx, producer, topic, key, value, sequence, txn, now).await?;
+        let resent = broker::produce_batch(&mut tx, producer, topic, &outgoing, txn, now).await?;
         tx.commit().await?;
-        if resend.duplicate {
-            cx.record(
-                Layer::Broker,
-                EventKind::ResendDropped,
-                corr,
-                Outcome::Caught,
-                json!({"guard": "idempotent_producer", "topic": topic, "offset": resend.offset}),
-            );
-        } else {
-            cx.record(
-                Layer::Broker,
-                EventKind::ResendAppended,
-                corr,
-                Outcome::Escaped,
-                json!({"topic": topic, "partition": resend.partition, "offset": resend.offset}),
-            );
+        for (r, resend) in records.iter().zip(resent) {
+            let corr = Some(r.correlation.to_owned());
+            if resend.duplicate {
+                cx.record(
+                    Layer::Broker,
+                    EventKind::ResendDropped,
+                    corr,
+                    Outcome::Caught,
+                    json!({"guard": "idempotent_producer", "topic": topic, "offset": resend.offset}),
+                );
+            } else {
+                cx.record(
+                    Layer::Broker,
+                    EventKind::ResendAppended,
+                    corr,
+                    Outcome::Escaped,
+                    json!({"topic": topic, "partition": resend.partition, "offset": resend.offset}),
+                );
+            }
         }
     }
     Ok(appended)
@@ -110,17 +151,20 @@ pub async fn publish_from_api(
         Outcome::Ok,
         json!({"by": "api", "dual_write": true, "transfer_id": event.transfer_id}),
     );
-    cx.schedule_in(POLL_DELAY_MS, Step::Consume(Consumer::Fraud));
+    cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Fraud));
     Ok(())
 }
 
-/// The relay: publishes every unsent outbox row, then marks it sent.
+/// The relay: publishes the unsent outbox rows (up to 100, oldest first) in one produce
+/// request, then marks them sent in one transaction. A crash between the two leaves them all
+/// unsent: the restarted relay publishes them again (at-least-once, the lesson's point).
 pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
     let now = cx.now();
     let rows: Vec<(String, String, String)> = sqlx::query_as(
         "SELECT event_id, transfer_id, payload FROM outbox WHERE sent_ms IS NULL
-         ORDER BY created_ms, event_id LIMIT 100",
+         ORDER BY created_ms, event_id LIMIT ?1",
     )
+    .bind(RELAY_BATCH)
     .fetch_all(world.stores.pool(StoreName::Payments))
     .await?;
     if rows.is_empty() {
@@ -134,45 +178,50 @@ pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sq
             p
         }
     };
-    for (event_id, transfer_id, payload) in rows {
-        let appended = publish(
-            world,
-            cx,
-            producer,
-            TRANSFERS_TOPIC,
-            &transfer_id,
-            &payload,
-            None,
-            &event_id,
-        )
-        .await?;
+    let records: Vec<ToPublish> = rows
+        .iter()
+        .map(|(event_id, transfer_id, payload)| ToPublish {
+            key: transfer_id,
+            value: payload,
+            correlation: event_id,
+        })
+        .collect();
+    let appended = publish_batch(world, cx, producer, TRANSFERS_TOPIC, &records, None).await?;
+    for ((event_id, transfer_id, _), a) in rows.iter().zip(&appended) {
         cx.record(
             Layer::Relay,
             EventKind::EventPublished,
             Some(event_id.clone()),
             Outcome::Ok,
-            json!({"by": "relay", "offset": appended.offset, "transfer_id": transfer_id}),
+            json!({"by": "relay", "offset": a.offset, "transfer_id": transfer_id}),
         );
-        cx.schedule_in(POLL_DELAY_MS, Step::Consume(Consumer::Fraud));
-        if world.crash_fires(CrashPoint::RelayAfterPublish, cx.rng()) {
-            cx.record(
-                Layer::Relay,
-                EventKind::RelayCrashed,
-                Some(event_id),
-                Outcome::Lost,
-                json!({"crash": "relay_after_publish", "restarts_in_ms": RESTART_MS}),
-            );
-            world.pipeline.relay = None;
-            cx.schedule_in(RESTART_MS, Step::Relay);
-            return Ok(());
-        }
+    }
+    cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Fraud));
+    if world.crash_fires(CrashPoint::RelayAfterPublish, cx.rng()) {
+        cx.record(
+            Layer::Relay,
+            EventKind::RelayCrashed,
+            Some(rows[0].0.clone()),
+            Outcome::Lost,
+            json!({"crash": "relay_after_publish", "restarts_in_ms": RESTART_MS,
+                   "unmarked": rows.len()}),
+        );
+        world.pipeline.relay = None;
+        cx.schedule_in(RESTART_MS, Step::Relay);
+        return Ok(());
+    }
+    let mut tx = world.stores.begin(StoreName::Payments).await?;
+    for (event_id, _, _) in &rows {
         sqlx::query("UPDATE outbox SET sent_ms = ?1 WHERE event_id = ?2")
             .bind(now)
-            .bind(&event_id)
-            .execute(world.stores.pool(StoreName::Payments))
+            .bind(event_id)
+            .execute(&mut *tx)
             .await?;
     }
-    // More rows than one batch: come back for them.
-    cx.schedule_in(RELAY_DELAY_MS, Step::Relay);
+    tx.commit().await?;
+    if rows.len() as i64 == RELAY_BATCH {
+        // More rows than one batch: come back for them.
+        cx.wake_in(RELAY_DELAY_MS, Step::Relay);
+    }
     Ok(())
 }

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Events one insert statement carries (six values each, well inside SQLite's limit).
+const EVENTS_PER_INSERT: usize = 500;
+
 impl EventRow {
     /// The event, or `None` for a row this version cannot read (never written by it).
     pub(super) fn into_event(self) -> Option<TimelineEvent> {
@@ -31,28 +34,71 @@ impl Owner {
         }
     }
 
-    /// Stores events in the event log (one transaction) and then sends them to every stream.
+    /// Stores events in the event log and then sends them to every stream. A step's events go
+    /// in with one statement (one multi-row insert, atomic on its own), so storing them costs
+    /// one round trip to the store however many there are; a step of more than
+    /// [`EVENTS_PER_INSERT`] events takes several, in one transaction.
     pub(super) async fn publish(&mut self, events: Vec<NewEvent>) -> Result<(), LabError> {
         if events.is_empty() {
             return Ok(());
         }
-        let mut tx = self.world.stores.begin(StoreName::Lab).await?;
-        let mut stored = Vec::with_capacity(events.len());
-        for e in events {
-            let kind = serde_json::to_value(e.kind).expect("event kinds serialise");
-            let id: i64 = sqlx::query_scalar(
-                "INSERT INTO events (at_ms, layer, kind, correlation, outcome, details)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
-            )
-            .bind(e.at_ms)
-            .bind(e.layer.id())
-            .bind(kind.as_str())
-            .bind(&e.correlation)
-            .bind(e.outcome.id())
-            .bind(e.details.to_string())
-            .fetch_one(&mut *tx)
-            .await?;
-            stored.push(TimelineEvent {
+        let kinds: Vec<serde_json::Value> = events
+            .iter()
+            .map(|e| serde_json::to_value(e.kind).expect("event kinds serialise"))
+            .collect();
+        let details: Vec<String> = events.iter().map(|e| e.details.to_string()).collect();
+        let mut ids: Vec<i64> = Vec::with_capacity(events.len());
+        let mut tx = if events.len() > EVENTS_PER_INSERT {
+            Some(self.world.stores.begin(StoreName::Lab).await?)
+        } else {
+            None
+        };
+        for (chunk, start) in events
+            .chunks(EVENTS_PER_INSERT)
+            .zip((0..).step_by(EVENTS_PER_INSERT))
+        {
+            let mut sql = String::from(
+                "INSERT INTO events (at_ms, layer, kind, correlation, outcome, details) VALUES ",
+            );
+            for i in 0..chunk.len() {
+                sql.push_str(if i == 0 {
+                    "(?, ?, ?, ?, ?, ?)"
+                } else {
+                    ", (?, ?, ?, ?, ?, ?)"
+                });
+            }
+            sql.push_str(" RETURNING id");
+            let mut query = sqlx::query_scalar::<_, i64>(&sql);
+            for (i, e) in chunk.iter().enumerate() {
+                query = query
+                    .bind(e.at_ms)
+                    .bind(e.layer.id())
+                    .bind(kinds[start + i].as_str())
+                    .bind(&e.correlation)
+                    .bind(e.outcome.id())
+                    .bind(&details[start + i]);
+            }
+            let mut chunk_ids = match tx.as_mut() {
+                Some(tx) => query.fetch_all(&mut **tx).await?,
+                None => {
+                    query
+                        .fetch_all(self.world.stores.pool(StoreName::Lab))
+                        .await?
+                }
+            };
+            // One statement's rows take consecutive ids in the order of its VALUES.
+            chunk_ids.sort_unstable();
+            ids.extend(chunk_ids);
+        }
+        if let Some(tx) = tx {
+            tx.commit().await?;
+        }
+        if let Some(last) = ids.last() {
+            self.last_event = *last;
+        }
+        for (id, e) in ids.into_iter().zip(events) {
+            // No stream listening is fine: the log has it.
+            let _ = self.events.send(Arc::new(TimelineEvent {
                 id,
                 at_ms: e.at_ms,
                 layer: e.layer,
@@ -60,15 +106,7 @@ impl Owner {
                 correlation: e.correlation,
                 outcome: e.outcome,
                 details: e.details,
-            });
-        }
-        tx.commit().await?;
-        if let Some(last) = stored.last() {
-            self.last_event = last.id;
-        }
-        for e in stored {
-            // No stream listening is fine: the log has it.
-            let _ = self.events.send(Arc::new(e));
+            }));
         }
         Ok(())
     }

@@ -48,8 +48,15 @@ pub trait World {
 pub struct Cx<'a, S> {
     now_ms: i64,
     rng: &'a mut Rng,
-    scheduled: Vec<(i64, S)>,
+    scheduled: Vec<Scheduled<S>>,
     events: Vec<NewEvent>,
+}
+
+/// A step a running step asked for: always, or only if it is not already on its way.
+struct Scheduled<S> {
+    at_ms: i64,
+    step: S,
+    wake: bool,
 }
 
 impl<S> Cx<'_, S> {
@@ -64,12 +71,31 @@ impl<S> Cx<'_, S> {
 
     /// Schedules `step` to run `delay_ms` after now (0: after everything already due now).
     pub fn schedule_in(&mut self, delay_ms: i64, step: S) {
-        self.scheduled.push((self.now_ms + delay_ms.max(0), step));
+        self.scheduled.push(Scheduled {
+            at_ms: self.now_ms + delay_ms.max(0),
+            step,
+            wake: false,
+        });
     }
 
     /// Schedules `step` at a virtual time (never earlier than now).
     pub fn schedule_at(&mut self, at_ms: i64, step: S) {
-        self.scheduled.push((at_ms.max(self.now_ms), step));
+        self.scheduled.push(Scheduled {
+            at_ms: at_ms.max(self.now_ms),
+            step,
+            wake: false,
+        });
+    }
+
+    /// Wakes a service `delay_ms` from now unless the same step is already queued by then: a
+    /// poll loop. A consumer that will poll in 20 ms anyway reads the new record then; a
+    /// thousand appends in one instant make one poll, not a thousand.
+    pub fn wake_in(&mut self, delay_ms: i64, step: S) {
+        self.scheduled.push(Scheduled {
+            at_ms: self.now_ms + delay_ms.max(0),
+            step,
+            wake: true,
+        });
     }
 
     /// Records a timeline event at the current virtual time.
@@ -143,7 +169,7 @@ pub struct Ran<E> {
     pub result: Result<(), E>,
 }
 
-impl<S: Send> Sim<S> {
+impl<S: Send + PartialEq> Sim<S> {
     pub fn new(now_ms: i64, seed: u64) -> Sim<S> {
         Sim::resume(SimCounters {
             now_ms,
@@ -230,8 +256,15 @@ impl<S: Send> Sim<S> {
         let Cx {
             scheduled, events, ..
         } = cx;
-        for (at, step) in scheduled {
-            self.schedule_at(at, step);
+        for Scheduled { at_ms, step, wake } in scheduled {
+            let on_its_way = wake
+                && self
+                    .queue
+                    .iter()
+                    .any(|e| e.at_ms <= at_ms && e.step == step);
+            if !on_its_way {
+                self.schedule_at(at_ms, step);
+            }
         }
         Some(Ran {
             at_ms: self.now_ms,
@@ -360,5 +393,45 @@ mod tests {
         sim.settle_at(1_500);
         assert_eq!(sim.now(), 2_000);
         assert_eq!(sim.next_due(), Some(5_000));
+    }
+
+    #[tokio::test]
+    async fn a_wake_already_on_its_way_is_not_queued_twice() {
+        /// "append" wakes the "poll" 50 ms later, as a record wakes its consumer.
+        struct Appends(Vec<(i64, &'static str)>);
+        impl World for Appends {
+            type Step = &'static str;
+            type Error = String;
+            fn name(s: &&'static str) -> &'static str {
+                s
+            }
+            async fn run(
+                &mut self,
+                s: &'static str,
+                cx: &mut Cx<'_, &'static str>,
+            ) -> Result<(), String> {
+                self.0.push((cx.now(), s));
+                if s == "append" {
+                    cx.wake_in(50, "poll");
+                    cx.wake_in(50, "poll");
+                }
+                Ok(())
+            }
+        }
+        let mut sim = Sim::new(0, 1);
+        for at in [0, 10, 20, 100] {
+            sim.schedule_at(at, "append");
+        }
+        let mut log = Appends(vec![]);
+        while sim.run_next(&mut log, None).await.is_some() {}
+        let polls: Vec<i64> = log
+            .0
+            .iter()
+            .filter(|(_, s)| *s == "poll")
+            .map(|(at, _)| *at)
+            .collect();
+        // The appends at 10 and 20 find the poll due at 50 already queued; the one at 100 does
+        // not (that poll has run) and gets its own.
+        assert_eq!(polls, [50, 150]);
     }
 }
