@@ -102,8 +102,11 @@ pub async fn produce(
 
 /// Appends the records of one produce request, in order, as a client library sends a batch:
 /// the producer's epoch, the topic and the transaction are checked once for all of them, then
-/// each record is deduplicated by its sequence number (see [`produce`]) and appended. Run it
-/// in one store transaction: a refused record (fenced, out of order) appends none of them.
+/// each record is deduplicated by its sequence number (see [`produce`]) and appended. The new
+/// records of each partition are remembered as one batch (its first and last sequence number
+/// and first offset), so a resend of the whole request is recognised however many records it
+/// holds. Run it in one store transaction: a refused record (fenced, out of order) appends
+/// none of them.
 pub async fn produce_batch(
     conn: &mut SqliteConnection,
     producer: Producer,
@@ -123,7 +126,9 @@ pub async fn produce_batch(
         forget_if_expired(conn, producer.id, now_ms).await?;
     }
     let mut appended = Vec::with_capacity(records.len());
-    let mut remembered = Vec::new();
+    // This request's new batches: one a partition (more only if a record the broker has
+    // forgotten is sent again in the middle).
+    let mut batches: Vec<Batch> = Vec::new();
     for r in records {
         let partition = partition_for(r.key, partitions);
         if let Some(seq) = r.sequence {
@@ -131,10 +136,10 @@ pub async fn produce_batch(
             // 0 again, and its batches are not the old epoch's.
             let (seen, last): (Option<i64>, Option<i64>) = sqlx::query_as(
                 "SELECT
-                   (SELECT \"offset\" FROM producer_batches
+                   (SELECT \"offset\" + (?5 - sequence) FROM producer_batches
                     WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4
-                      AND sequence = ?5),
-                   (SELECT MAX(sequence) FROM producer_batches
+                      AND ?5 BETWEEN sequence AND last_sequence),
+                   (SELECT MAX(last_sequence) FROM producer_batches
                     WHERE producer_id = ?1 AND epoch = ?2 AND topic = ?3 AND partition = ?4)",
             )
             .bind(producer.id)
@@ -152,6 +157,10 @@ pub async fn produce_batch(
                 });
                 continue;
             }
+            let last = match batches.iter().rev().find(|b| b.partition == partition) {
+                Some(b) => Some(b.last_sequence),
+                None => last,
+            };
             // A gap means batches went missing in between: Kafka refuses it rather than guess.
             if let Some(last) = last.filter(|last| seq > last + 1) {
                 return Err(BrokerError::OutOfOrderSequence {
@@ -178,21 +187,18 @@ pub async fn produce_batch(
         )
         .await?;
         if let Some(seq) = r.sequence {
-            sqlx::query(
-                "INSERT OR REPLACE INTO producer_batches
-                   (producer_id, epoch, topic, partition, sequence, \"offset\")
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )
-            .bind(producer.id)
-            .bind(producer.epoch)
-            .bind(topic)
-            .bind(partition)
-            .bind(seq)
-            .bind(offset)
-            .execute(&mut *conn)
-            .await?;
-            if !remembered.contains(&partition) {
-                remembered.push(partition);
+            match batches
+                .iter_mut()
+                .rev()
+                .find(|b| b.partition == partition && b.last_sequence + 1 == seq)
+            {
+                Some(b) => b.last_sequence = seq,
+                None => batches.push(Batch {
+                    partition,
+                    sequence: seq,
+                    last_sequence: seq,
+                    offset,
+                }),
             }
         }
         appended.push(Appended {
@@ -201,8 +207,22 @@ pub async fn produce_batch(
             duplicate: false,
         });
     }
-    // Keep only the newest few per partition: a resend older than that is not recognised.
-    for partition in remembered {
+    for b in batches {
+        sqlx::query(
+            "INSERT OR REPLACE INTO producer_batches
+               (producer_id, epoch, topic, partition, sequence, last_sequence, \"offset\")
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .bind(producer.id)
+        .bind(producer.epoch)
+        .bind(topic)
+        .bind(b.partition)
+        .bind(b.sequence)
+        .bind(b.last_sequence)
+        .bind(b.offset)
+        .execute(&mut *conn)
+        .await?;
+        // Keep only the newest few: a resend older than that is not recognised.
         sqlx::query(
             "DELETE FROM producer_batches
              WHERE producer_id = ?1 AND topic = ?2 AND partition = ?3 AND (epoch <> ?4 OR sequence NOT IN (
@@ -212,7 +232,7 @@ pub async fn produce_batch(
         )
         .bind(producer.id)
         .bind(topic)
-        .bind(partition)
+        .bind(b.partition)
         .bind(producer.epoch)
         .bind(BATCHES_REMEMBERED)
         .execute(&mut *conn)
@@ -220,6 +240,16 @@ pub async fn produce_batch(
     }
     touch(conn, producer.id, now_ms).await?;
     Ok(appended)
+}
+
+/// The records one produce request appended to one partition: consecutive sequence numbers
+/// from `sequence` to `last_sequence`, at consecutive offsets from `offset` (a partition's
+/// offsets are handed out one after the other inside the request's store transaction).
+struct Batch {
+    partition: i64,
+    sequence: i64,
+    last_sequence: i64,
+    offset: i64,
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -90,6 +90,47 @@ async fn an_idempotent_producer_resend_is_dropped_and_answered_with_the_first_of
     assert_eq!(read_all(&mut c, "transfers", true).await, ["v"]);
 }
 
+/// A produce request of many records is one batch per partition: its resend is recognised
+/// whole, even with more records in it than the broker remembers batches.
+#[tokio::test]
+async fn a_resent_request_of_many_records_is_dropped_whole() {
+    let (_dir, stores) = broker().await;
+    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let p = init_producer(&mut c, None, 0).await.unwrap();
+    // Twelve records with one key, so one partition: sequences 0 to 11.
+    let values: Vec<String> = (0..12).map(|i| format!("v{i}")).collect();
+    let request: Vec<Outgoing> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Outgoing {
+            key: "k",
+            value: v,
+            sequence: Some(i as i64),
+        })
+        .collect();
+    assert!(request.len() as i64 > BATCHES_REMEMBERED);
+    let first = produce_batch(&mut c, p, "transfers", &request, None, 0)
+        .await
+        .unwrap();
+    assert!(first.iter().all(|a| !a.duplicate));
+    let resend = produce_batch(&mut c, p, "transfers", &request, None, 10)
+        .await
+        .unwrap();
+    assert!(resend.iter().all(|a| a.duplicate), "{resend:?}");
+    assert_eq!(
+        resend.iter().map(|a| a.offset).collect::<Vec<_>>(),
+        first.iter().map(|a| a.offset).collect::<Vec<_>>()
+    );
+    let mut sorted = values.clone();
+    sorted.sort();
+    assert_eq!(read_all(&mut c, "transfers", true).await, sorted);
+    // The next request carries on from the batch's last sequence number.
+    let next = produce(&mut c, p, "transfers", "k", "v12", Some(12), None, 20)
+        .await
+        .unwrap();
+    assert!(!next.duplicate);
+}
+
 #[tokio::test]
 async fn without_sequence_numbers_a_resend_is_appended_again() {
     let (_dir, stores) = broker().await;
