@@ -4,6 +4,7 @@
 mod common;
 
 use common::TestLab;
+use pocketpay_lab::domain::{EventKind, Outcome};
 use serde_json::{json, Value};
 
 const DAY_S: i64 = 86_400;
@@ -309,4 +310,173 @@ async fn bad_replays_are_refused() {
         assert_eq!(p["field"], field);
     }
     assert_eq!(count(&lab, &id, "replay_started").await, 0);
+}
+
+/// The services work a poll's batch at a time, so a crash before the commit sends the whole
+/// batch round again. 300 transfers wait in the log while the fraud check crashes before every
+/// commit. Its transactions abort every approval of a crashed batch; once it stops crashing,
+/// one poll takes 50 records from each partition, and with every acknowledgement lost that
+/// step writes four events a record (more than one insert statement carries); Tithi is
+/// credited and told exactly once per transfer. Every event the streams were sent is the
+/// log's, with the log's id, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_batch_goes_round_whole_and_every_event_is_logged_once_in_order() {
+    use pocketpay_lab::domain::transfer::IdempotencyKey;
+    use pocketpay_lab::domain::{ClockCommand, ClockMode, TransferBody};
+    use pocketpay_lab::server::calls::TransferRequest;
+    use pocketpay_lab::server::config::Config;
+    use pocketpay_lab::server::sandboxes::Sandboxes;
+
+    const N: usize = 300;
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Sandboxes::start(Config {
+        data_dir: dir.path().to_path_buf(),
+        ..Config::default()
+    })
+    .await
+    .unwrap();
+    let seed = 88412;
+    let sandbox = lab.create(Some(seed), ClockMode::Paused).await.unwrap();
+    let mut streamed = sandbox.subscribe();
+    // A paused sandbox does nothing by itself: what the log holds now is all it has.
+    let before = sandbox.events_after(0, i64::MAX).await.unwrap().len() as i64;
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let collector = tokio::spawn(async move {
+        // A stream that falls behind misses some (it re-reads the log, api/sse.rs); what it
+        // does get must be the log's.
+        use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+        let mut seen = Vec::new();
+        loop {
+            tokio::select! {
+                e = streamed.recv() => match e {
+                    Ok(e) => seen.push((e.id, e.kind)),
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return seen,
+                },
+                _ = &mut stopped => loop {
+                    match streamed.try_recv() {
+                        Ok(e) => seen.push((e.id, e.kind)),
+                        Err(TryRecvError::Lagged(_)) => continue,
+                        Err(_) => return seen,
+                    }
+                },
+            }
+        }
+    });
+    sandbox
+        .set_faults(
+            json!({"crash": {"fraud_before_commit": "always", "broker_ack_lost": "always"}}),
+        )
+        .await
+        .unwrap();
+    let mut answers = Vec::new();
+    for i in 0..N {
+        let request = TransferRequest::new(
+            "shimul",
+            IdempotencyKey::parse(Some(&format!("batch-{i}"))).unwrap(),
+            TransferBody {
+                to: "tithi".into(),
+                amount: 1,
+            },
+            format!("intent-{i}"),
+        );
+        answers.push(sandbox.start_transfer(request).await.unwrap());
+    }
+    let jump = |seconds| sandbox.clock(vec![ClockCommand::Advance { seconds }]);
+    jump(5).await.unwrap();
+    for a in answers {
+        assert_eq!(a.await.unwrap().status, 201, "seed {seed}");
+    }
+    let events = sandbox.events_after(0, i64::MAX).await.unwrap();
+    let crashes: Vec<_> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::FraudCrashed)
+        .collect();
+    assert!(crashes.len() >= 2, "seed {seed}: {} crashes", crashes.len());
+    // After the relay has published everything, a crashed poll held 50 records a partition.
+    assert!(
+        crashes
+            .iter()
+            .any(|e| e.details["uncommitted"].as_u64().unwrap() > 1),
+        "seed {seed}: every crashed batch held one record"
+    );
+    let s = sandbox.state().await.unwrap();
+    assert_eq!(
+        s.damage.credits, 0,
+        "seed {seed}: an aborted approval was read"
+    );
+
+    sandbox
+        .set_faults(json!({"crash": {"fraud_before_commit": "off"}}))
+        .await
+        .unwrap();
+    jump(60).await.unwrap();
+    let s = sandbox.state().await.unwrap();
+    assert_eq!(
+        (s.damage.credits, s.damage.double_credits),
+        (N as i64, 0),
+        "seed {seed}"
+    );
+    assert_eq!(
+        (s.damage.sms, s.damage.duplicate_sms),
+        (N as i64, 0),
+        "seed {seed}"
+    );
+    let events = sandbox.events_after(0, i64::MAX).await.unwrap();
+    // The audit rows are outside the broker's transactions: the crashed rounds left theirs.
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == EventKind::FraudApproved && e.outcome == Outcome::Escaped),
+        "seed {seed}: no second audit row"
+    );
+    // Every acknowledgement was lost, and every resend (of a whole produce request, up to 100
+    // records) was recognised by the idempotent producers.
+    assert!(
+        events.iter().any(|e| e.kind == EventKind::ResendDropped)
+            && !events.iter().any(|e| e.kind == EventKind::ResendAppended),
+        "seed {seed}: a resend was appended again"
+    );
+    // One fraud step a virtual instant: the largest approved 150 records at once, each with
+    // its append, its lost acknowledgement and its dropped resend in the same step.
+    let mut approved_at = std::collections::BTreeMap::<i64, usize>::new();
+    for e in events.iter().filter(|e| e.kind == EventKind::FraudApproved) {
+        *approved_at.entry(e.at_ms).or_default() += 1;
+    }
+    let most = approved_at.values().max().copied().unwrap_or(0);
+    assert_eq!(most, 150, "seed {seed}");
+
+    let logged: Vec<(i64, EventKind)> = sandbox
+        .events_after(0, i64::MAX)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.id > before)
+        .map(|e| (e.id, e.kind))
+        .collect();
+    stop.send(()).unwrap();
+    let streamed = collector.await.unwrap();
+    lab.shutdown().await;
+    assert!(
+        streamed.len() > 500,
+        "seed {seed}: {} events streamed",
+        streamed.len()
+    );
+    let by_id: std::collections::HashMap<i64, EventKind> = logged.iter().copied().collect();
+    for (id, kind) in &streamed {
+        assert_eq!(
+            by_id.get(id),
+            Some(kind),
+            "seed {seed}: streamed event {id}"
+        );
+    }
+    assert!(
+        streamed.windows(2).all(|w| w[0].0 < w[1].0),
+        "seed {seed}: streamed out of order"
+    );
+    assert!(
+        logged.first().is_some_and(|e| e.0 == before + 1)
+            && logged.windows(2).all(|w| w[1].0 == w[0].0 + 1),
+        "seed {seed}: the log's ids have a gap"
+    );
 }

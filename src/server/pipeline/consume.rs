@@ -41,20 +41,20 @@ pub async fn consume(
             let mut tx = world.stores.begin(StoreName::Broker).await?;
             broker::commit_offset(&mut tx, group, topic, partition, next).await?;
             tx.commit().await?;
-            continue;
-        }
-        let alive = match consumer {
-            Consumer::Fraud => fraud_batch(world, cx, partition, &batch, next).await?,
-            Consumer::Wallet | Consumer::Sms => {
-                apply_batch(world, cx, consumer, partition, &batch, next).await?
+        } else {
+            let alive = match consumer {
+                Consumer::Fraud => fraud_batch(world, cx, partition, &batch, next).await?,
+                Consumer::Wallet | Consumer::Sms => {
+                    apply_batch(world, cx, consumer, partition, &batch, next).await?
+                }
+            };
+            if !alive {
+                cx.schedule_in(RESTART_MS, Step::Consume(consumer));
+                return Ok(());
             }
-        };
-        if !alive {
-            cx.schedule_in(RESTART_MS, Step::Consume(consumer));
-            return Ok(());
         }
         if next - start >= BATCH {
-            // A full batch may have left more behind.
+            // A full batch (of records, or of rows stepped over) may have left more behind.
             cx.wake_in(POLL_DELAY_MS, Step::Consume(consumer));
         }
     }
