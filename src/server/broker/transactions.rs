@@ -114,7 +114,9 @@ pub async fn end_transaction(
 }
 
 /// The last stable offset: the first offset of a still-open transaction in the partition, or the
-/// end of the log. `read_committed` readers stop here.
+/// end of the log. `read_committed` readers stop here. Every fetch asks, so it starts from the
+/// open transactions (`CROSS JOIN` keeps SQLite to that order) and finds their records by
+/// index: a handful of rows, not the partition's whole log.
 pub async fn last_stable_offset(
     conn: &mut SqliteConnection,
     topic: &str,
@@ -122,8 +124,8 @@ pub async fn last_stable_offset(
 ) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT COALESCE(
-           (SELECT MIN(r.\"offset\") FROM records r JOIN transactions t ON t.txn_id = r.txn_id
-            WHERE r.topic = ?1 AND r.partition = ?2 AND t.state = 'ONGOING'),
+           (SELECT MIN(r.\"offset\") FROM transactions t CROSS JOIN records r ON r.txn_id = t.txn_id
+            WHERE t.state = 'ONGOING' AND r.topic = ?1 AND r.partition = ?2),
            (SELECT next_offset FROM partitions WHERE topic = ?1 AND partition = ?2))",
     )
     .bind(topic)
@@ -139,8 +141,8 @@ pub async fn last_stable_offsets(
 ) -> Result<Vec<(String, i64, i64)>, sqlx::Error> {
     sqlx::query_as(
         "SELECT p.topic, p.partition, COALESCE(
-           (SELECT MIN(r.\"offset\") FROM records r JOIN transactions t ON t.txn_id = r.txn_id
-            WHERE r.topic = p.topic AND r.partition = p.partition AND t.state = 'ONGOING'),
+           (SELECT MIN(r.\"offset\") FROM transactions t CROSS JOIN records r ON r.txn_id = t.txn_id
+            WHERE t.state = 'ONGOING' AND r.topic = p.topic AND r.partition = p.partition),
            p.next_offset)
          FROM partitions p ORDER BY p.topic, p.partition",
     )
