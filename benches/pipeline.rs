@@ -10,20 +10,21 @@
 //! network model, no timeline and no crash points. The ratio of the two is what the simulation
 //! and its timeline cost on top of SQLite.
 
+mod common;
+
+use std::collections::HashMap;
 use std::time::Instant;
 
 use pocketpay_lab::domain::clock::START_MS;
 use pocketpay_lab::domain::pipeline::{Consumer, TransferDone, APPROVED_TOPIC, TRANSFERS_TOPIC};
-use pocketpay_lab::server::broker::{self, Outgoing};
-use pocketpay_lab::server::payments::{idempotency, ledger};
-use pocketpay_lab::server::pipeline::FRAUD_TXN_ID;
-use pocketpay_lab::server::store::{StoreName, Stores};
-
 use pocketpay_lab::domain::transfer::IdempotencyKey;
 use pocketpay_lab::domain::{ClockCommand, ClockMode, TransferBody};
+use pocketpay_lab::server::broker::{self, Outgoing};
 use pocketpay_lab::server::calls::TransferRequest;
 use pocketpay_lab::server::config::Config;
+use pocketpay_lab::server::pipeline::{sql, FRAUD_TXN_ID};
 use pocketpay_lab::server::sandboxes::Sandboxes;
+use pocketpay_lab::server::store::{StoreName, Stores};
 
 /// Transfers per run; each moves ৳1 of Shimul's ৳2,000.
 const N: usize = 1_000;
@@ -97,114 +98,40 @@ async fn main() {
 }
 
 /// Transfers per second for the pipeline's store work done straight: per transfer the API's
-/// two transactions (claim; balance, debit, outbox, stored response), then per batch of 100
-/// the relay's produce request and its outbox update, and per partition batch the fraud
-/// check's broker transaction and audit rows and the wallet's and SMS service's inbox
-/// transactions and offset commits, every guard on.
+/// two transactions (`common::api_transfer`, outbox on), then per batch of 100 the relay's
+/// produce request and its outbox update, and per partition batch the fraud check's broker
+/// transaction and audit rows and the wallet's and SMS service's inbox transactions and offset
+/// commits, every guard on (the producers idempotent: a sequence number per record).
 async fn raw_pipeline(dir: &std::path::Path) -> f64 {
     std::fs::create_dir_all(dir).unwrap();
     let stores = Stores::open(dir).await.unwrap();
     stores.reset_services().await.unwrap();
     let started = Instant::now();
-    let relay = {
-        let mut tx = stores.begin(StoreName::Broker).await.unwrap();
-        let p = broker::init_producer(&mut tx, None, START_MS)
-            .await
-            .unwrap();
-        tx.commit().await.unwrap();
-        p
-    };
-    let fraud = {
-        let mut tx = stores.begin(StoreName::Broker).await.unwrap();
-        let p = broker::init_producer(&mut tx, Some(FRAUD_TXN_ID), START_MS)
-            .await
-            .unwrap();
-        tx.commit().await.unwrap();
-        p
-    };
-    let mut sequences = std::collections::HashMap::new();
+    let now = START_MS + N as i64;
+    let mut relay = Producing::start(&stores, None).await;
+    let mut fraud = Producing::start(&stores, Some(FRAUD_TXN_ID)).await;
     for chunk in (0..N).collect::<Vec<_>>().chunks(100) {
         for &i in chunk {
-            let key = format!("raw-{i}");
-            let now = START_MS + i as i64;
-            let mut tx = stores.begin(StoreName::Payments).await.unwrap();
-            assert!(idempotency::look_up(&mut tx, "shimul", &key, 0)
-                .await
-                .unwrap()
-                .is_none());
-            assert!(idempotency::claim(&mut tx, "shimul", &key, "h", 0, now)
-                .await
-                .unwrap());
-            tx.commit().await.unwrap();
-            let mut tx = stores.begin(StoreName::Payments).await.unwrap();
-            let balance = ledger::balance(&mut tx, "shimul").await.unwrap();
-            let entry = ledger::Entry {
-                transfer_id: ledger::transfer_id_for("shimul", &key),
-                txn: ledger::next_txn(&mut tx).await.unwrap(),
-                user_id: "shimul".into(),
-                counterparty: "tithi".into(),
-                amount: -1,
-                balance_after: balance - 1,
-                idem_key: key.clone(),
-                at_ms: now,
-                lab_intent: key.clone(),
-            };
-            assert!(ledger::debit(&mut tx, &entry).await.unwrap());
-            let event = TransferDone {
-                event_id: format!("ev-{i}"),
-                transfer_id: entry.transfer_id.clone(),
-                from: "shimul".into(),
-                to: "tithi".into(),
-                amount: 1,
-                at: now,
-            };
-            sqlx::query(
-                "INSERT INTO outbox (event_id, transfer_id, payload, created_ms) VALUES (?1, ?2, ?3, ?4)",
-            )
-            .bind(&event.event_id)
-            .bind(&event.transfer_id)
-            .bind(serde_json::to_string(&event).unwrap())
-            .bind(now)
-            .execute(&mut *tx)
-            .await
-            .unwrap();
-            ledger::debits_for_intent(&mut tx, &key).await.unwrap();
-            let body = serde_json::to_string(&entry.receipt()).unwrap();
-            idempotency::store_response(&mut tx, "shimul", &key, "h", 0, now, 201, &body)
-                .await
-                .unwrap();
-            tx.commit().await.unwrap();
+            common::api_transfer(&stores, i, true).await;
         }
         // The relay: one produce request for the unsent rows, then one update.
-        let now = START_MS + N as i64;
-        let rows: Vec<(String, String, String)> = sqlx::query_as(
-            "SELECT event_id, transfer_id, payload FROM outbox WHERE sent_ms IS NULL
-             ORDER BY created_ms, event_id LIMIT 100",
-        )
-        .fetch_all(stores.pool(StoreName::Payments))
-        .await
-        .unwrap();
-        let outgoing: Vec<Outgoing> = rows
-            .iter()
-            .map(|(_, transfer_id, payload)| {
-                let partition = broker::partition_for(transfer_id, 3);
-                let seq = sequences.entry(partition).or_insert(0);
-                *seq += 1;
-                Outgoing {
-                    key: transfer_id,
-                    value: payload,
-                    sequence: Some(*seq - 1),
-                }
-            })
-            .collect();
-        let mut tx = stores.begin(StoreName::Broker).await.unwrap();
-        broker::produce_batch(&mut tx, relay, TRANSFERS_TOPIC, &outgoing, None, now)
+        let rows: Vec<(String, String, String)> = sqlx::query_as(sql::OUTBOX_UNSENT)
+            .bind(100)
+            .fetch_all(stores.pool(StoreName::Payments))
             .await
             .unwrap();
+        let records: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|(_, transfer_id, payload)| (transfer_id.as_str(), payload.as_str()))
+            .collect();
+        let mut tx = stores.begin(StoreName::Broker).await.unwrap();
+        relay
+            .produce(&mut tx, TRANSFERS_TOPIC, &records, None, now)
+            .await;
         tx.commit().await.unwrap();
         let mut tx = stores.begin(StoreName::Payments).await.unwrap();
         for (event_id, _, _) in &rows {
-            sqlx::query("UPDATE outbox SET sent_ms = ?1 WHERE event_id = ?2")
+            sqlx::query(sql::OUTBOX_MARK_SENT)
                 .bind(now)
                 .bind(event_id)
                 .execute(&mut *tx)
@@ -234,7 +161,7 @@ async fn raw_pipeline(dir: &std::path::Path) -> f64 {
                         .collect();
                     match consumer {
                         Consumer::Fraud => {
-                            raw_fraud(&stores, fraud, partition, &events, next, now).await
+                            raw_fraud(&stores, &mut fraud, partition, &events, next, now).await
                         }
                         _ => raw_apply(&stores, consumer, partition, &events, next, now).await,
                     }
@@ -255,17 +182,67 @@ async fn raw_pipeline(dir: &std::path::Path) -> f64 {
     N as f64 / elapsed.as_secs_f64()
 }
 
+/// An idempotent producer and its next sequence number per partition, as the relay and the
+/// fraud check keep them.
+struct Producing {
+    producer: broker::Producer,
+    sequences: HashMap<(&'static str, i64), i64>,
+}
+
+impl Producing {
+    async fn start(stores: &Stores, transactional_id: Option<&str>) -> Producing {
+        let mut tx = stores.begin(StoreName::Broker).await.unwrap();
+        let producer = broker::init_producer(&mut tx, transactional_id, START_MS)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        Producing {
+            producer,
+            sequences: HashMap::new(),
+        }
+    }
+
+    /// One produce request of `(key, value)` records.
+    async fn produce(
+        &mut self,
+        conn: &mut sqlx::SqliteConnection,
+        topic: &'static str,
+        records: &[(&str, &str)],
+        txn: Option<i64>,
+        now: i64,
+    ) {
+        let outgoing: Vec<Outgoing> = records
+            .iter()
+            .map(|&(key, value)| {
+                let next = self
+                    .sequences
+                    .entry((topic, broker::partition_for(key, 3)))
+                    .or_insert(0);
+                *next += 1;
+                Outgoing {
+                    key,
+                    value,
+                    sequence: Some(*next - 1),
+                }
+            })
+            .collect();
+        broker::produce_batch(conn, self.producer, topic, &outgoing, txn, now)
+            .await
+            .unwrap();
+    }
+}
+
 /// The fraud check's broker transaction for one batch, and its audit rows.
 async fn raw_fraud(
     stores: &Stores,
-    producer: broker::Producer,
+    fraud: &mut Producing,
     partition: i64,
     events: &[TransferDone],
     next: i64,
     now: i64,
 ) {
     let mut tx = stores.begin(StoreName::Broker).await.unwrap();
-    let txn = broker::begin_transaction(&mut tx, producer, FRAUD_TXN_ID, now)
+    let txn = broker::begin_transaction(&mut tx, fraud.producer, FRAUD_TXN_ID, now)
         .await
         .unwrap();
     tx.commit().await.unwrap();
@@ -273,34 +250,37 @@ async fn raw_fraud(
         .iter()
         .map(|e| serde_json::to_string(e).unwrap())
         .collect();
-    let outgoing: Vec<Outgoing> = events
+    let records: Vec<(&str, &str)> = events
         .iter()
         .zip(&values)
-        .map(|(e, v)| Outgoing {
-            key: &e.transfer_id,
-            value: v,
-            sequence: None,
-        })
+        .map(|(e, v)| (e.transfer_id.as_str(), v.as_str()))
         .collect();
     let mut tx = stores.begin(StoreName::Broker).await.unwrap();
-    broker::produce_batch(&mut tx, producer, APPROVED_TOPIC, &outgoing, Some(txn), now)
-        .await
-        .unwrap();
+    fraud
+        .produce(&mut tx, APPROVED_TOPIC, &records, Some(txn), now)
+        .await;
     tx.commit().await.unwrap();
     let mut tx = stores.begin(StoreName::Broker).await.unwrap();
-    broker::send_offset_to_transaction(&mut tx, txn, "fraud", TRANSFERS_TOPIC, partition, next)
-        .await
-        .unwrap();
+    broker::send_offset_to_transaction(
+        &mut tx,
+        txn,
+        Consumer::Fraud.id(),
+        TRANSFERS_TOPIC,
+        partition,
+        next,
+    )
+    .await
+    .unwrap();
     tx.commit().await.unwrap();
     let mut tx = stores.begin(StoreName::Fraud).await.unwrap();
     for e in events {
-        sqlx::query("INSERT INTO audit (event_id, decision, at_ms) VALUES (?1, 'approved', ?2)")
+        sqlx::query(sql::AUDIT_WRITE)
             .bind(&e.event_id)
             .bind(now)
             .execute(&mut *tx)
             .await
             .unwrap();
-        let _: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM audit WHERE event_id = ?1")
+        let _: i64 = sqlx::query_scalar(sql::AUDIT_ROWS)
             .bind(&e.event_id)
             .fetch_one(&mut *tx)
             .await
@@ -308,7 +288,7 @@ async fn raw_fraud(
     }
     tx.commit().await.unwrap();
     let mut tx = stores.begin(StoreName::Broker).await.unwrap();
-    broker::commit_transaction(&mut tx, producer, txn, now)
+    broker::commit_transaction(&mut tx, fraud.producer, txn, now)
         .await
         .unwrap();
     tx.commit().await.unwrap();
@@ -323,30 +303,23 @@ async fn raw_apply(
     next: i64,
     now: i64,
 ) {
-    let (store, sql, count_sql) = match consumer {
+    let (store, effect_sql, count_sql) = match consumer {
         Consumer::Wallet => (
             StoreName::Wallet,
-            "INSERT INTO credits (event_id, transfer_id, user_id, amount, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
-            "SELECT COUNT(*) FROM credits WHERE transfer_id = ?1",
+            sql::CREDIT_WRITE,
+            sql::CREDITS_OF_TRANSFER,
         ),
-        _ => (
-            StoreName::Sms,
-            "INSERT INTO sms (event_id, transfer_id, to_user, message_key, amount, at_ms)
-             VALUES (?1, ?2, ?3, 'money_received', ?4, ?5)",
-            "SELECT COUNT(*) FROM sms WHERE transfer_id = ?1",
-        ),
+        _ => (StoreName::Sms, sql::SMS_WRITE, sql::SMS_OF_TRANSFER),
     };
     let mut tx = stores.begin(store).await.unwrap();
     for e in events {
-        sqlx::query(
-            "INSERT INTO inbox (event_id, processed_ms) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-        )
-        .bind(&e.event_id)
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .unwrap();
-        sqlx::query(sql)
+        sqlx::query(sql::INBOX_WRITE)
+            .bind(&e.event_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        sqlx::query(effect_sql)
             .bind(&e.event_id)
             .bind(&e.transfer_id)
             .bind(&e.to)

@@ -5,14 +5,14 @@
 //! a request back: what is measured is the lab's own machinery (HTTP, the owner task, the
 //! simulated network and load balancer, the guards, SQLite).
 
+mod common;
+
 use std::time::{Duration, Instant};
 
-use pocketpay_lab::domain::clock::START_MS;
 use pocketpay_lab::domain::{ClockMode, TransferBody};
 use pocketpay_lab::server::config::Config;
-use pocketpay_lab::server::payments::{idempotency, ledger};
 use pocketpay_lab::server::sandboxes::Sandboxes;
-use pocketpay_lab::server::store::{StoreName, Stores};
+use pocketpay_lab::server::store::Stores;
 use serde_json::json;
 
 /// Requests per measurement. Each sandbox starts with ৳2,000 and each transfer moves ৳1.
@@ -72,36 +72,7 @@ async fn raw_transactions(dir: &std::path::Path) -> f64 {
     stores.reset_services().await.unwrap();
     let started = Instant::now();
     for i in 0..N {
-        let key = format!("raw-{i}");
-        let now = START_MS + i as i64;
-        let mut tx = stores.begin(StoreName::Payments).await.unwrap();
-        assert!(idempotency::look_up(&mut tx, "shimul", &key, 0)
-            .await
-            .unwrap()
-            .is_none());
-        assert!(idempotency::claim(&mut tx, "shimul", &key, "h", 0, now)
-            .await
-            .unwrap());
-        tx.commit().await.unwrap();
-        let mut tx = stores.begin(StoreName::Payments).await.unwrap();
-        let balance = ledger::balance(&mut tx, "shimul").await.unwrap();
-        let entry = ledger::Entry {
-            transfer_id: ledger::transfer_id_for("shimul", &key),
-            txn: ledger::next_txn(&mut tx).await.unwrap(),
-            user_id: "shimul".into(),
-            counterparty: "tithi".into(),
-            amount: -1,
-            balance_after: balance - 1,
-            idem_key: key.clone(),
-            at_ms: now,
-            lab_intent: key.clone(),
-        };
-        assert!(ledger::debit(&mut tx, &entry).await.unwrap());
-        let body = serde_json::to_string(&entry.receipt()).unwrap();
-        idempotency::store_response(&mut tx, "shimul", &key, "h", 0, now, 201, &body)
-            .await
-            .unwrap();
-        tx.commit().await.unwrap();
+        common::api_transfer(&stores, i, false).await;
     }
     let rate = N as f64 / started.elapsed().as_secs_f64();
     stores.close().await;

@@ -251,15 +251,13 @@ async fn complete(
             };
             if world.safeguards.is_on(Safeguard::Outbox) {
                 // Same transaction as the debit: the event exists if and only if the debit does.
-                sqlx::query(
-                    "INSERT INTO outbox (event_id, transfer_id, payload, created_ms) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .bind(&event.event_id)
-                .bind(&event.transfer_id)
-                .bind(serde_json::to_string(&event).expect("events serialise"))
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
+                sqlx::query(pipeline::sql::OUTBOX_WRITE)
+                    .bind(&event.event_id)
+                    .bind(&event.transfer_id)
+                    .bind(serde_json::to_string(&event).expect("events serialise"))
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
                 cx.record(
                     Layer::Outbox,
                     EventKind::OutboxWritten,

@@ -136,12 +136,12 @@ pub(super) async fn fraud_batch(
     let mut tx = world.stores.begin(StoreName::Fraud).await?;
     let mut audits = Vec::with_capacity(batch.len());
     for (_, event) in batch {
-        sqlx::query("INSERT INTO audit (event_id, decision, at_ms) VALUES (?1, 'approved', ?2)")
+        sqlx::query(sql::AUDIT_WRITE)
             .bind(&event.event_id)
             .bind(now)
             .execute(&mut *tx)
             .await?;
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM audit WHERE event_id = ?1")
+        let n: i64 = sqlx::query_scalar(sql::AUDIT_ROWS)
             .bind(&event.event_id)
             .fetch_one(&mut *tx)
             .await?;
@@ -210,18 +210,13 @@ pub(super) async fn apply_batch(
         Consumer::Wallet => (StoreName::Wallet, Safeguard::WalletInbox, Layer::Wallet),
         _ => (StoreName::Sms, Safeguard::SmsInbox, Layer::Sms),
     };
-    let (sql, count_sql, kind) = match consumer {
+    let (kind, effect_sql, count_sql) = match consumer {
         Consumer::Wallet => (
-            "INSERT INTO credits (event_id, transfer_id, user_id, amount, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
-            "SELECT COUNT(*) FROM credits WHERE transfer_id = ?1",
             EventKind::Credited,
+            sql::CREDIT_WRITE,
+            sql::CREDITS_OF_TRANSFER,
         ),
-        _ => (
-            "INSERT INTO sms (event_id, transfer_id, to_user, message_key, amount, at_ms)
-             VALUES (?1, ?2, ?3, 'money_received', ?4, ?5)",
-            "SELECT COUNT(*) FROM sms WHERE transfer_id = ?1",
-            EventKind::SmsSent,
-        ),
+        _ => (EventKind::SmsSent, sql::SMS_WRITE, sql::SMS_OF_TRANSFER),
     };
     let inbox_on = world.safeguards.is_on(guard);
     // Per event: `None` if the inbox caught it, else how many times it has now been applied.
@@ -229,20 +224,18 @@ pub(super) async fn apply_batch(
     let mut tx = world.stores.begin(store).await?;
     for (_, event) in batch {
         let fresh = !inbox_on
-            || sqlx::query(
-                "INSERT INTO inbox (event_id, processed_ms) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-            )
-            .bind(&event.event_id)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected()
+            || sqlx::query(sql::INBOX_WRITE)
+                .bind(&event.event_id)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
                 == 1;
         if !fresh {
             applied.push(None);
             continue;
         }
-        sqlx::query(sql)
+        sqlx::query(effect_sql)
             .bind(&event.event_id)
             .bind(&event.transfer_id)
             .bind(&event.to)

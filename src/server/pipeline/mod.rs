@@ -34,6 +34,36 @@ const RELAY_BATCH: i64 = 100;
 /// The fraud check's transactional id.
 pub const FRAUD_TXN_ID: &str = "fraud-check";
 
+/// The statements the services run on their own stores (the broker's are `broker/`'s
+/// functions). Named here so the pipeline benchmark's raw arm runs these very ones.
+pub mod sql {
+    /// The payment API's outbox row, in the debit's transaction.
+    pub const OUTBOX_WRITE: &str =
+        "INSERT INTO outbox (event_id, transfer_id, payload, created_ms) VALUES (?1, ?2, ?3, ?4)";
+    /// The relay's batch: unsent rows, oldest first, at most ?1.
+    pub const OUTBOX_UNSENT: &str = "SELECT event_id, transfer_id, payload FROM outbox
+         WHERE sent_ms IS NULL ORDER BY created_ms, event_id LIMIT ?1";
+    pub const OUTBOX_MARK_SENT: &str = "UPDATE outbox SET sent_ms = ?1 WHERE event_id = ?2";
+    /// The fraud check's audit row, and how many an event now has (more than one escaped).
+    pub const AUDIT_WRITE: &str =
+        "INSERT INTO audit (event_id, decision, at_ms) VALUES (?1, 'approved', ?2)";
+    pub const AUDIT_ROWS: &str = "SELECT COUNT(*) FROM audit WHERE event_id = ?1";
+    /// A consumer's inbox row: no row inserted means the event was applied before.
+    pub const INBOX_WRITE: &str =
+        "INSERT INTO inbox (event_id, processed_ms) VALUES (?1, ?2) ON CONFLICT DO NOTHING";
+
+    /// The wallet's credit and the SMS service's message, each binding (event id, transfer id,
+    /// to, amount, time), and how many a transfer now has (more than one escaped).
+    pub const CREDIT_WRITE: &str =
+        "INSERT INTO credits (event_id, transfer_id, user_id, amount, at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5)";
+    pub const CREDITS_OF_TRANSFER: &str = "SELECT COUNT(*) FROM credits WHERE transfer_id = ?1";
+    pub const SMS_WRITE: &str =
+        "INSERT INTO sms (event_id, transfer_id, to_user, message_key, amount, at_ms)
+         VALUES (?1, ?2, ?3, 'money_received', ?4, ?5)";
+    pub const SMS_OF_TRANSFER: &str = "SELECT COUNT(*) FROM sms WHERE transfer_id = ?1";
+}
+
 /// What the pipeline's processes hold in memory (lost on a crash or restart).
 #[derive(Default)]
 pub struct Pipeline {

@@ -160,13 +160,10 @@ pub async fn publish_from_api(
 /// unsent: the restarted relay publishes them again (at-least-once, the lesson's point).
 pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
     let now = cx.now();
-    let rows: Vec<(String, String, String)> = sqlx::query_as(
-        "SELECT event_id, transfer_id, payload FROM outbox WHERE sent_ms IS NULL
-         ORDER BY created_ms, event_id LIMIT ?1",
-    )
-    .bind(RELAY_BATCH)
-    .fetch_all(world.stores.pool(StoreName::Payments))
-    .await?;
+    let rows: Vec<(String, String, String)> = sqlx::query_as(sql::OUTBOX_UNSENT)
+        .bind(RELAY_BATCH)
+        .fetch_all(world.stores.pool(StoreName::Payments))
+        .await?;
     if rows.is_empty() {
         return Ok(());
     }
@@ -212,7 +209,7 @@ pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sq
     }
     let mut tx = world.stores.begin(StoreName::Payments).await?;
     for (event_id, _, _) in &rows {
-        sqlx::query("UPDATE outbox SET sent_ms = ?1 WHERE event_id = ?2")
+        sqlx::query(sql::OUTBOX_MARK_SENT)
             .bind(now)
             .bind(event_id)
             .execute(&mut *tx)
