@@ -42,20 +42,23 @@ impl Owner {
         if events.is_empty() {
             return Ok(());
         }
-        let kinds: Vec<serde_json::Value> = events
+        // What each event's row stores as text: its kind and its details.
+        let texts: Vec<(serde_json::Value, String)> = events
             .iter()
-            .map(|e| serde_json::to_value(e.kind).expect("event kinds serialise"))
+            .map(|e| {
+                let kind = serde_json::to_value(e.kind).expect("event kinds serialise");
+                (kind, e.details.to_string())
+            })
             .collect();
-        let details: Vec<String> = events.iter().map(|e| e.details.to_string()).collect();
         let mut ids: Vec<i64> = Vec::with_capacity(events.len());
         let mut tx = if events.len() > EVENTS_PER_INSERT {
             Some(self.world.stores.begin(StoreName::Lab).await?)
         } else {
             None
         };
-        for (chunk, start) in events
+        for (chunk, texts) in events
             .chunks(EVENTS_PER_INSERT)
-            .zip((0..).step_by(EVENTS_PER_INSERT))
+            .zip(texts.chunks(EVENTS_PER_INSERT))
         {
             let mut sql = String::from(
                 "INSERT INTO events (at_ms, layer, kind, correlation, outcome, details) VALUES ",
@@ -69,14 +72,14 @@ impl Owner {
             }
             sql.push_str(" RETURNING id");
             let mut query = sqlx::query_scalar::<_, i64>(&sql);
-            for (i, e) in chunk.iter().enumerate() {
+            for (e, (kind, details)) in chunk.iter().zip(texts) {
                 query = query
                     .bind(e.at_ms)
                     .bind(e.layer.id())
-                    .bind(kinds[start + i].as_str())
+                    .bind(kind.as_str())
                     .bind(&e.correlation)
                     .bind(e.outcome.id())
-                    .bind(&details[start + i]);
+                    .bind(details);
             }
             let mut chunk_ids = match tx.as_mut() {
                 Some(tx) => query.fetch_all(&mut **tx).await?,
