@@ -172,24 +172,21 @@ async fn class(binary: &PathBuf, n: usize, secs: u64) {
             .as_str()
             .unwrap()
             .to_owned();
-        let set = |path: &str, body: Value| {
-            client
-                .request(
-                    if path == "faults" {
-                        reqwest::Method::PUT
-                    } else {
-                        reqwest::Method::POST
-                    },
-                    format!("{}/api/sandboxes/{id}/{path}", server.base),
-                )
-                .json(&body)
-                .send()
+        let url = format!("{}/api/sandboxes/{id}", server.base);
+        let faults = client
+            .put(format!("{url}/faults"))
+            .json(&json!({"latency_ms": 0, "gateway_latency_ms": 0}))
+            .send()
+            .await;
+        let clock = client
+            .post(format!("{url}/clock"))
+            .json(&json!({"speed": 10}))
+            .send()
+            .await;
+        let answered = |r: &reqwest::Result<reqwest::Response>| {
+            r.as_ref().is_ok_and(|r| r.status().is_success())
         };
-        let a = set("faults", json!({"latency_ms": 0, "gateway_latency_ms": 0})).await;
-        let b = set("clock", json!({"speed": 10})).await;
-        if !(a.as_ref().is_ok_and(|r| r.status().is_success())
-            && b.as_ref().is_ok_and(|r| r.status().is_success()))
-        {
+        if !(answered(&faults) && answered(&clock)) {
             tally.other.fetch_add(1, Ordering::Relaxed);
             continue;
         }
@@ -204,24 +201,18 @@ async fn class(binary: &PathBuf, n: usize, secs: u64) {
         }
         let t = tally.clone();
         streams.push(tokio::spawn(async move {
-            // Count `data:` lines; a line may be split across chunks.
+            // Count the lines that start `data:`; a line may be split across chunks.
             let mut body = stream.bytes_stream();
-            let mut line_start = true;
-            let mut partial = Vec::new();
+            let mut start = Vec::with_capacity(5);
             while let Some(Ok(chunk)) = body.next().await {
                 for &b in chunk.iter() {
-                    if line_start || !partial.is_empty() {
-                        partial.push(b);
-                        if partial.len() == 5 {
-                            if partial == b"data:" {
-                                t.events.fetch_add(1, Ordering::Relaxed);
-                            }
-                            partial.clear();
+                    if b == b'\n' {
+                        start.clear();
+                    } else if start.len() < 5 {
+                        start.push(b);
+                        if start == b"data:" {
+                            t.events.fetch_add(1, Ordering::Relaxed);
                         }
-                    }
-                    line_start = b == b'\n';
-                    if line_start {
-                        partial.clear();
                     }
                 }
             }
@@ -229,7 +220,6 @@ async fn class(binary: &PathBuf, n: usize, secs: u64) {
         ids.push(id);
     }
     // Every sandbox sends a transfer a second, its start spread over the first second.
-    let started = Instant::now();
     let mut drivers = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let (client, url, tally) = (
@@ -274,7 +264,6 @@ async fn class(binary: &PathBuf, n: usize, secs: u64) {
         d.await.unwrap();
     }
     let (rss, peak) = server.memory();
-    let _elapsed = started.elapsed();
     // Let the last transfers' events arrive, then close the streams.
     tokio::time::sleep(Duration::from_secs(2)).await;
     for s in &streams {

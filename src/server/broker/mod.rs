@@ -9,7 +9,7 @@
 //! offset). Consumer groups keep a committed offset per partition and can seek by time.
 //!
 //! As in Kafka, the broker remembers only the last [`BATCHES_REMEMBERED`] batches per producer
-//! and partition, and forgets a producer idle for [`PRODUCER_EXPIRY_MS`]
+//! and partition (a batch: the records one produce request put in one partition), and forgets a producer idle for [`PRODUCER_EXPIRY_MS`]
 //! (`producer.id.expiration.ms`): its deduplication is itself a window.
 
 mod consumers;
