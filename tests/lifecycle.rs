@@ -98,6 +98,49 @@ async fn transfers_after_a_sigterm_restart_are_all_credited_once() {
     assert_all_paid_once(&lab, &id, "a SIGTERM restart").await;
 }
 
+/// After a restart the run goes on from what was committed, and so do rewinds: the sandbox takes
+/// a checkpoint as it opens (the one it had are gone with the process), a rewind to a later
+/// event starts there and finds every debit before it; a reset drops the checkpoints' copies.
+#[tokio::test]
+async fn rewinds_after_a_restart_start_from_it_and_a_reset_drops_the_checkpoints() {
+    let mut lab = TestLab::start().await;
+    let id = live_sandbox(&lab).await;
+    six_transfers(&lab, &id, "before").await;
+    lab.clock(&id, json!({"advance_seconds": 60})).await;
+    lab.restart().await;
+    six_transfers(&lab, &id, "after").await;
+    lab.clock(&id, json!({"advance_seconds": 60})).await;
+    let checkpoints = lab
+        .data_dir()
+        .join("sandboxes")
+        .join(&id)
+        .join("checkpoints");
+    let count = || std::fs::read_dir(&checkpoints).map_or(0, |d| d.count());
+    assert_eq!(count(), 1, "the checkpoint taken as the sandbox opened");
+    let debits = lab.events_of(&id, "debited").await;
+    let last = debits.last().unwrap()["id"].as_i64().unwrap();
+    let past: Value = lab
+        .get(&format!("/api/sandboxes/{id}/state-at/{last}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        past["tables"]["payments.ledger"].as_array().unwrap().len(),
+        12,
+        "{}",
+        past["balances"]
+    );
+    assert_eq!(past["balances"]["payments"]["shimul"], 2_000 - 120);
+    assert_eq!(
+        lab.post(&format!("/api/sandboxes/{id}/reset"), json!({}))
+            .await
+            .status(),
+        204
+    );
+    assert_eq!(count(), 0, "a reset ends the run the checkpoints belong to");
+}
+
 #[tokio::test]
 async fn transfers_after_a_kill_9_are_all_credited_once() {
     let mut lab = TestLab::start().await;
@@ -212,12 +255,13 @@ async fn a_flood_of_new_sandboxes_locks_nobody_out() {
 }
 
 /// A rewind whose client goes away halfway leaves no scratch sandbox on disk, and a start
-/// clears any that an earlier process left.
+/// clears any that an earlier process left. (Thirty transfers log over 250 events: the rewind
+/// to the last one starts from a checkpoint.)
 #[tokio::test]
 async fn rewinds_leave_no_scratch_sandbox_behind() {
     let mut lab = TestLab::start().await;
     let id = lab.sandbox(3).await;
-    for i in 0..20 {
+    for i in 0..30 {
         lab.send(
             &id,
             &format!("k{i}"),
@@ -228,6 +272,7 @@ async fn rewinds_leave_no_scratch_sandbox_behind() {
     }
     let events = lab.events_of(&id, "credited").await;
     let last = events.last().unwrap()["id"].as_i64().unwrap();
+    assert!(last > 250, "the log should hold a checkpoint before event {last}");
     let scratch = lab.data_dir().join("scratch");
     // A client that gives up after a few milliseconds.
     let impatient = reqwest::Client::builder()

@@ -8,7 +8,8 @@ use pocketpay_lab::domain::transfer::IdempotencyKey;
 use pocketpay_lab::domain::{ClockCommand, ClockMode, TransferBody};
 use pocketpay_lab::server::calls::TransferRequest;
 use pocketpay_lab::server::config::Config;
-use pocketpay_lab::server::sandboxes::Sandboxes;
+use pocketpay_lab::server::sandbox::SandboxHandle;
+use pocketpay_lab::server::sandboxes::{RewindFrom, Sandboxes};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as RunnerConfig, TestRunner};
 use serde_json::json;
@@ -75,6 +76,12 @@ fn request(key: u8) -> TransferRequest {
 
 async fn run_script(lab: &Sandboxes, seed: u64, ops: Vec<Op>) -> Result<(), TestCaseError> {
     let sandbox = lab.create(Some(seed), ClockMode::Paused).await.unwrap();
+    script(&sandbox, ops).await
+}
+
+/// Runs the ops, then heals the network and retries every key; checks the promise after each
+/// half.
+async fn script(sandbox: &SandboxHandle, ops: Vec<Op>) -> Result<(), TestCaseError> {
     let mut answers = Vec::new();
     for op in ops {
         match op {
@@ -222,5 +229,90 @@ fn with_every_guard_on_every_intent_is_debited_credited_and_texted_exactly_once(
             rt.block_on(run_script(&lab, seed, ops))
         })
         .unwrap();
+    rt.block_on(lab.shutdown());
+}
+
+/// Rewinding from a checkpoint rebuilds exactly the past that rerunning from the start does:
+/// every table, the balances, the damage meter and the clock, at events spread over runs of
+/// random scripts (long enough to take checkpoints).
+#[test]
+fn a_rewind_from_a_checkpoint_finds_the_same_past_as_one_from_the_start() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let lab = rt
+        .block_on(Sandboxes::start(Config {
+            data_dir: dir.path().to_path_buf(),
+            ..Config::default()
+        }))
+        .unwrap();
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse::<u32>().ok())
+        .map_or(6, |n| n.div_ceil(8));
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases,
+        ..RunnerConfig::default()
+    });
+    let used = std::sync::atomic::AtomicUsize::new(0);
+    let strategy = (
+        any::<u64>(),
+        prop::collection::vec(op(), 20..40),
+        prop::collection::vec(0.0f64..1.0, 2),
+    );
+    runner
+        .run(&strategy, |(seed, ops, shares)| {
+            rt.block_on(async {
+                let sandbox = lab.create(Some(seed), ClockMode::Paused).await.unwrap();
+                script(&sandbox, ops).await?;
+                let log = sandbox.events_after(0, i64::MAX).await.unwrap();
+                let taken = sandbox
+                    .step_times()
+                    .await
+                    .unwrap()
+                    .iter()
+                    .find(|t| t.name == "rewind checkpoint")
+                    .map_or(0, |t| t.count);
+                if taken > 0 {
+                    used.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+                // The last event and two drawn ones.
+                let mut picks = vec![log.len() - 1];
+                picks.extend(shares.iter().map(|s| (s * log.len() as f64) as usize));
+                let id = sandbox.id.to_string();
+                for i in picks {
+                    let event = log[i.min(log.len() - 1)].id;
+                    let past = |from| lab.state_at_from(&id, event, 1_000, from);
+                    let mut fast =
+                        serde_json::to_value(past(RewindFrom::Checkpoint).await.unwrap()).unwrap();
+                    let mut slow =
+                        serde_json::to_value(past(RewindFrom::Start).await.unwrap()).unwrap();
+                    // The one row that differs by design: it names each rewind's scratch sandbox.
+                    for v in [&mut fast, &mut slow] {
+                        v["tables"].as_object_mut().unwrap().remove("lab.sandbox");
+                    }
+                    for (table, rows) in fast["tables"].as_object().unwrap() {
+                        prop_assert_eq!(
+                            Some(rows),
+                            slow["tables"].get(table),
+                            "seed {}: {} at event {} of {} ({} checkpoints)",
+                            seed,
+                            table,
+                            event,
+                            log.len(),
+                            taken
+                        );
+                    }
+                    prop_assert_eq!(&fast, &slow, "seed {}: at event {}", seed, event);
+                }
+                Ok(())
+            })
+        })
+        .unwrap();
+    let used = used.load(std::sync::atomic::Ordering::SeqCst);
+    println!("{used} of {cases} runs took checkpoints");
+    assert!(used > 0, "no run was long enough to take a checkpoint");
     rt.block_on(lab.shutdown());
 }

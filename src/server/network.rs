@@ -70,6 +70,31 @@ impl Network {
         self.next_instance
     }
 
+    /// The calls in flight as they stand, for a rewind's checkpoint: the same calls, each
+    /// answer going nowhere, as a rerun's calls do (their callers are in the past).
+    pub fn fork(&self) -> Network {
+        Network {
+            next_call: self.next_call,
+            next_instance: self.next_instance,
+            calls: self
+                .calls
+                .iter()
+                .map(|(id, c)| {
+                    let reply = c.reply.as_ref().map(|_| oneshot::channel().0);
+                    (
+                        *id,
+                        Call {
+                            reply,
+                            lb_attempt: c.lb_attempt,
+                            lb_instance: c.lb_instance,
+                            lb_done: c.lb_done,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
     /// Drops a call once nothing can happen to it any more.
     fn settle(&mut self, call: u64) {
         if self

@@ -17,7 +17,8 @@ use crate::server::error::LabError;
 use crate::server::sandboxes::Sandboxes;
 
 /// The sandbox as it stood at one of its timeline events (rewind): the run is rerun in a
-/// scratch sandbox until that event, so the present is untouched.
+/// scratch sandbox, from the newest checkpoint before that event, until that event, so the
+/// present is untouched.
 #[utoipa::path(get, path = "/api/sandboxes/{id}/state-at/{event}", tag = "runs",
     params(
         shapes::SandboxPath,

@@ -65,7 +65,7 @@ pub mod sql {
 }
 
 /// What the pipeline's processes hold in memory (lost on a crash or restart).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Pipeline {
     relay: Option<Producer>,
     /// The API's own producer, for the dual write when the outbox is off.

@@ -121,6 +121,34 @@ impl SandboxHandle {
             .await
     }
 
+    /// Rewinds to `event_id` from the newest checkpoint before it, building the past in
+    /// `scratch` (a folder that does not exist yet); without such a checkpoint, hands back the
+    /// run to rerun from the start. The rebuilding runs as a task of its own that removes
+    /// `scratch` when it ends, so a request dropped halfway leaves nothing behind.
+    pub async fn rewind_from_checkpoint(
+        &self,
+        event_id: i64,
+        scratch: PathBuf,
+        rows: i64,
+    ) -> Result<Rewind, LabError> {
+        let (run, checkpoint) = self.ask(|tx| Command::RewindSource(event_id, tx)).await?;
+        let Some(cp) = checkpoint else {
+            return Ok(Rewind::FromStart(run));
+        };
+        let (id, log) = (self.id, self.log.clone());
+        let task = tokio::spawn(async move {
+            let state = checkpoint::rewind_from(&scratch, id, &log, run, cp, event_id, rows).await;
+            if let Err(e) = tokio::fs::remove_dir_all(&scratch).await {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(dir = %scratch.display(), "rewind folder not removed: {e}");
+                }
+            }
+            state
+        });
+        let state = task.await.map_err(|_| LabError::Unavailable)??;
+        Ok(Rewind::Done(Box::new(state)))
+    }
+
     /// Where an event stands in the log since the sandbox's start or last reset (1 for the
     /// first), or `None` when the log has no such event.
     pub async fn event_position(&self, event_id: i64) -> Result<Option<i64>, LabError> {

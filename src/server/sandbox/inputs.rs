@@ -190,6 +190,7 @@ impl Owner {
         let lab = self.world.stores.pool(StoreName::Lab);
         sqlx::query("DELETE FROM events").execute(lab).await?;
         sqlx::query("DELETE FROM inputs").execute(lab).await?;
+        self.drop_checkpoints();
         self.world.safeguards = Safeguards::default();
         self.promises = Promises::all();
         self.world.faults = Faults::default();

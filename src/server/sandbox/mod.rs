@@ -39,6 +39,7 @@ use crate::domain::{
     Safeguards, SandboxState, TimelineEvent,
 };
 
+mod checkpoint;
 mod events;
 mod handle;
 mod inputs;
@@ -86,6 +87,7 @@ enum Command {
         i64,
         oneshot::Sender<Result<SandboxState, LabError>>,
     ),
+    RewindSource(i64, oneshot::Sender<Result<checkpoint::Source, LabError>>),
     Replay(
         Consumer,
         i64,
@@ -101,6 +103,14 @@ pub struct StepTime {
     pub name: &'static str,
     pub count: u64,
     pub total: std::time::Duration,
+}
+
+/// What [`SandboxHandle::rewind_from_checkpoint`] got to.
+pub enum Rewind {
+    /// The sandbox as it stood at the event.
+    Done(Box<SandboxState>),
+    /// No checkpoint precedes the event: the run, to rerun from its start.
+    FromStart(Run),
 }
 
 /// How the rest of the server reaches a sandbox. Cheap to clone.
@@ -147,6 +157,8 @@ struct Owner {
     promises: Promises,
     /// Check the invariants after every step and command (see `server::invariants`).
     check_every_step: bool,
+    /// Rewind checkpoints taken as the run goes; `None` in a sandbox built for a rewind.
+    checkpoints: Option<checkpoint::Checkpoints>,
 }
 
 /// Makes a new sandbox in `dir` (which must not hold one yet) and starts its owner.
@@ -276,6 +288,7 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
         stop_at: None,
         promises,
         check_every_step: invariants::every_step(),
+        checkpoints: Some(checkpoint::Checkpoints::start(dir, last_event).await?),
     };
     // The pipeline's processes start with the sandbox and pick up whatever was left undone.
     for step in pipeline::pending(&owner.world).await? {
@@ -290,6 +303,10 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
             )])
             .await?;
         owner.save().await?;
+    } else if last_event > 0 {
+        // What was in flight is gone: rewinds past this point rerun from here, not from a start
+        // whose rerun would still have it.
+        owner.take_checkpoint().await?;
     }
     let (commands, rx) = mpsc::channel(COMMAND_QUEUE);
     let dir: PathBuf = dir.to_path_buf();
@@ -297,6 +314,7 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
         if let Err(e) = owner.run(rx).await {
             tracing::error!(sandbox = %owner.id, dir = %dir.display(), "sandbox owner stopped: {e}");
         }
+        owner.drop_checkpoints();
         owner.world.stores.close().await;
     });
     Ok(SandboxHandle {

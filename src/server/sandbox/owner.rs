@@ -66,13 +66,13 @@ impl Owner {
                     let _ = reply.send(r);
                 }
                 Command::RerunTo(run, event_id, rows, reply) => {
-                    let r = match self.rerun_inputs(*run, Some(event_id)).await {
-                        Ok(true) => self.state_at_event(event_id, rows).await,
-                        Ok(false) => Err(LabError::RunDiverged(format!(
-                            "the run ended before event {event_id}"
-                        ))),
-                        Err(e) => Err(e),
-                    };
+                    // A sandbox built for one rewind keeps no checkpoints of its own.
+                    self.checkpoints = None;
+                    let r = self.rewind_to(*run, event_id, rows).await;
+                    let _ = reply.send(r);
+                }
+                Command::RewindSource(event_id, reply) => {
+                    let r = self.rewind_source(event_id).await;
                     let _ = reply.send(r);
                 }
                 Command::StepTimes(reply) => {
@@ -102,6 +102,7 @@ impl Owner {
                 }
             }
             self.verify("a command").await?;
+            self.maybe_checkpoint().await?;
         }
     }
 
@@ -156,6 +157,7 @@ impl Owner {
             if self.reached_stop() {
                 break;
             }
+            self.maybe_checkpoint().await?;
         }
         Ok(ran)
     }

@@ -118,6 +118,7 @@ impl<S> Cx<'_, S> {
     }
 }
 
+#[derive(Clone)]
 struct Entry<S> {
     at_ms: i64,
     seq: u64,
@@ -151,7 +152,9 @@ pub struct SimCounters {
     pub rng_state: u64,
 }
 
-/// The clock, the queue and the generator of one sandbox.
+/// The clock, the queue and the generator of one sandbox. A clone is the simulation at this
+/// instant, queue and generator included: what a rewind's checkpoint keeps.
+#[derive(Clone)]
 pub struct Sim<S> {
     now_ms: i64,
     seq: u64,
