@@ -272,7 +272,10 @@ async fn rewinds_leave_no_scratch_sandbox_behind() {
     }
     let events = lab.events_of(&id, "credited").await;
     let last = events.last().unwrap()["id"].as_i64().unwrap();
-    assert!(last > 250, "the log should hold a checkpoint before event {last}");
+    assert!(
+        last > 250,
+        "the log should hold a checkpoint before event {last}"
+    );
     let scratch = lab.data_dir().join("scratch");
     // A client that gives up after a few milliseconds.
     let impatient = reqwest::Client::builder()

@@ -94,15 +94,19 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
         View::Loading(id) | View::At(id, _) | View::Failed(id, _) => Some(id),
     });
 
-    // New rows above a reader who scrolled down do not move what they are reading.
+    // New rows above a reader who scrolled down do not move what they are reading. Where the
+    // reader stands comes from the last scroll event, not from the element: reading
+    // `scrollTop` right after new rows went in would make the browser lay out the whole page
+    // again for every burst of events (the latency benchmark found it the page's largest cost).
     Effect::watch(
         move || (last_id.get(), rows_count.get()),
         move |now, before, _| {
             if let (Some(before), Some(el)) = (before, scroller.get_untracked()) {
-                let top = el.scroll_top() as f64;
+                let top = scroll_top.get_untracked();
                 if top > 0.0 && now.0 > before.0 && before.0 > 0 && now.1 > before.1 {
                     let grown = (now.1 - before.1) as f64 * row_h.get_untracked();
                     el.set_scroll_top((top + grown) as i32);
+                    scroll_top.set(top + grown);
                 }
             }
         },
