@@ -11,16 +11,22 @@
 //! drops them (a restart's queue is not the one the run had), and a rewind without one reruns
 //! from the start as before.
 
+use std::time::Duration;
+
 use super::*;
 
-/// A checkpoint is taken once this many events were logged since the last one: a rewind then
-/// reruns at most this many (one step's events come whole, so a little more after a big one).
-/// Taking one costs a few milliseconds; BENCHMARKS.md ("Rewind") has both figures.
-pub(super) const EVERY_EVENTS: i64 = 250;
+/// A checkpoint is taken once the steps since the last one took this long to run, and at least
+/// ten times as long as taking the last checkpoint took: a rewind then reruns about that much
+/// (a little more after a long step), and checkpoints cost at most a tenth of the run's time.
+/// BENCHMARKS.md ("Rewind") has the figures.
+const EVERY: Duration = Duration::from_millis(60);
+const COST_FACTOR: u32 = 10;
+/// ... and never after fewer events than this (a rerun of a few events is quick anyway).
+const MIN_EVENTS: i64 = 50;
 /// The most checkpoints a sandbox keeps. One more, and every other one goes (the oldest and
 /// the newest stay) and the spacing doubles: a long run keeps a bounded number of copies on
 /// disk, and its rewinds rerun at most the spacing it has reached.
-const KEPT: usize = 24;
+const KEPT: usize = 48;
 /// The folder, inside the sandbox's, that holds the checkpoints' store copies.
 const DIR: &str = "checkpoints";
 
@@ -37,8 +43,11 @@ const COPIED: [StoreName; 5] = [
 pub(super) struct Checkpoints {
     root: PathBuf,
     taken: Vec<Arc<Checkpoint>>,
-    /// Events between two checkpoints: [`EVERY_EVENTS`], doubled at each thinning.
-    every: i64,
+    /// Step time between two checkpoints at least: [`EVERY`], doubled at each thinning.
+    every: Duration,
+    /// Step time since the newest checkpoint, and what taking it cost.
+    since: Duration,
+    cost: Duration,
     /// The newest event when the newest checkpoint was taken (or the list was started).
     events_at: i64,
 }
@@ -87,13 +96,16 @@ impl Checkpoints {
         Ok(Checkpoints {
             root,
             taken: Vec::new(),
-            every: EVERY_EVENTS,
+            every: EVERY,
+            since: Duration::ZERO,
+            cost: Duration::ZERO,
             events_at: last_event,
         })
     }
 
     fn due(&self, last_event: i64) -> bool {
-        last_event - self.events_at >= self.every
+        last_event - self.events_at >= MIN_EVENTS
+            && self.since >= self.every.max(self.cost * COST_FACTOR)
     }
 }
 
@@ -105,6 +117,13 @@ async fn remove_dir(dir: &Path) -> Result<(), LabError> {
 }
 
 impl Owner {
+    /// Counts a step's time (its run and its events' storing) towards the next checkpoint.
+    pub(super) fn note_checkpoint_time(&mut self, spent: Duration) {
+        if let Some(c) = self.checkpoints.as_mut() {
+            c.since += spent;
+        }
+    }
+
     /// Takes a checkpoint if one is due. Only ever called between two steps or commands.
     pub(super) async fn maybe_checkpoint(&mut self) -> Result<(), LabError> {
         if !self
@@ -158,6 +177,8 @@ impl Owner {
         let c = self.checkpoints.as_mut().expect("checked above");
         c.taken.push(Arc::new(checkpoint));
         c.events_at = last_event;
+        c.since = Duration::ZERO;
+        c.cost = started.elapsed();
         if c.taken.len() > KEPT {
             // Dropped from the list, each one's copies are removed (see `Drop`).
             let mut i = 0;
@@ -176,7 +197,8 @@ impl Owner {
     pub(super) fn drop_checkpoints(&mut self) {
         if let Some(c) = self.checkpoints.as_mut() {
             c.taken.clear();
-            c.every = EVERY_EVENTS;
+            c.every = EVERY;
+            c.since = Duration::ZERO;
             c.events_at = self.last_event;
         }
     }

@@ -143,6 +143,7 @@ impl Owner {
                 break;
             };
             self.note_time(step.name, started);
+            let step_started = started;
             ran += 1;
             if let Err(e) = step.result {
                 // A failing store is a broken sandbox, not a lesson: say so and stop.
@@ -152,6 +153,7 @@ impl Owner {
             let started = Instant::now();
             self.publish(step.events).await?;
             self.note_time("event log: store and broadcast", started);
+            self.note_checkpoint_time(step_started.elapsed());
             self.verify(step.name).await?;
             // A rewind stops the moment the event it wants is in the log.
             if self.reached_stop() {
