@@ -92,7 +92,6 @@ async fn transfers_after_a_sigterm_restart_are_all_credited_once() {
     let id = live_sandbox(&lab).await;
     six_transfers(&lab, &id, "before").await;
     lab.clock(&id, json!({"advance_seconds": 60})).await;
-    let newest_before = lab.events_of_any_kind(&id).await.last().unwrap().0;
     lab.restart().await;
     six_transfers(&lab, &id, "after").await;
     lab.clock(&id, json!({"advance_seconds": 3_600})).await;
