@@ -23,9 +23,11 @@ use crate::domain::{ClockState, EventKind, Layer, Outcome, SandboxState, Timelin
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 pub const KEEP_EVENTS: usize = 50_000;
 
-/// How long after a burst of events the state is read again, ms.
+/// How long after a burst of events the state is read again, ms: at ×10 live, 400 rather than
+/// 150 halves the reads (each about 230 KB to take in), which the timeline's marks wait behind
+/// on a slow machine (BENCHMARKS.md, "The timeline in a browser").
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-const REFRESH_DELAY_MS: u64 = 150;
+const REFRESH_DELAY_MS: u64 = 400;
 
 /// Duplicates caught and escaped on one lane.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
