@@ -202,8 +202,9 @@ async fn script(sandbox: &SandboxHandle, ops: Vec<Op>) -> Result<(), TestCaseErr
     Ok(())
 }
 
-#[test]
-fn with_every_guard_on_every_intent_is_debited_credited_and_texted_exactly_once() {
+/// A multi-threaded runtime and a server's set of sandboxes in a fresh data folder (kept as long
+/// as the folder guard lives).
+fn lab_on_a_runtime() -> (tokio::runtime::Runtime, tempfile::TempDir, Sandboxes) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -215,10 +216,18 @@ fn with_every_guard_on_every_intent_is_debited_credited_and_texted_exactly_once(
             ..Config::default()
         }))
         .unwrap();
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(48);
+    (rt, dir, lab)
+}
+
+/// `PROPTEST_CASES`, when set.
+fn cases() -> Option<u32> {
+    std::env::var("PROPTEST_CASES").ok()?.parse().ok()
+}
+
+#[test]
+fn with_every_guard_on_every_intent_is_debited_credited_and_texted_exactly_once() {
+    let (rt, _dir, lab) = lab_on_a_runtime();
+    let cases = cases().unwrap_or(48);
     let mut runner = TestRunner::new(RunnerConfig {
         cases,
         ..RunnerConfig::default()
@@ -237,21 +246,9 @@ fn with_every_guard_on_every_intent_is_debited_credited_and_texted_exactly_once(
 /// random scripts (long enough to take checkpoints).
 #[test]
 fn a_rewind_from_a_checkpoint_finds_the_same_past_as_one_from_the_start() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let lab = rt
-        .block_on(Sandboxes::start(Config {
-            data_dir: dir.path().to_path_buf(),
-            ..Config::default()
-        }))
-        .unwrap();
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse::<u32>().ok())
-        .map_or(6, |n| n.div_ceil(8));
+    let (rt, _dir, lab) = lab_on_a_runtime();
+    // Each case rewinds three times both ways: an eighth of the cases asked for.
+    let cases = cases().map_or(6, |n| n.div_ceil(8));
     let mut runner = TestRunner::new(RunnerConfig {
         cases,
         ..RunnerConfig::default()
