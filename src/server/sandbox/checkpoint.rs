@@ -1,6 +1,6 @@
 //! Rewind checkpoints: the sandbox as it stood between two steps, kept while it runs, so that a
 //! rewind reruns the run from the newest checkpoint before its event instead of from the start
-//! (ARCHITECTURE.md, "Rewind").
+//! (ARCHITECTURE.md, "The timeline, rewind and shared runs").
 //!
 //! A checkpoint is everything a rerun would have rebuilt by then: a copy of each service store
 //! (`VACUUM INTO`, a consistent copy taken between two steps, when no transaction is open), and
@@ -8,8 +8,9 @@
 //! pipeline's producers, the settings, how many inputs had arrived). The event log is not
 //! copied: it only grows, so the rewind takes the present's log cut back to the checkpoint's
 //! newest event. Checkpoints live as long as the loaded sandbox: a reset, an unload or a restart
-//! drops them (a restart's queue is not the one the run had), and a rewind without one reruns
-//! from the start as before.
+//! drops them, and a sandbox opened from disk takes one at once (a restart's queue is not the
+//! one the run had, so a rerun from the start would not rebuild what came after it). A rewind
+//! with no checkpoint before its event reruns from the start as before.
 
 use std::time::Duration;
 
@@ -211,7 +212,7 @@ impl Owner {
             c.taken
                 .iter()
                 .rev()
-                .find(|cp| cp.last_event < event_id && cp.inputs <= run.inputs.len())
+                .find(|cp| cp.last_event < event_id)
                 .cloned()
         });
         Ok((run, checkpoint))
