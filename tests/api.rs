@@ -553,7 +553,7 @@ async fn the_openapi_document_lists_every_route() {
             documented.insert((path.clone(), method.clone()));
         }
     }
-    assert_eq!(routes.len(), 19, "{routes:?}");
+    assert_eq!(routes.len(), 21, "{routes:?}");
     assert_eq!(
         documented, routes,
         "the document's operations and the router's routes differ"

@@ -183,6 +183,26 @@ fn built_ids() -> BTreeSet<String> {
     for piece in body.split("=> \"").skip(1) {
         ids.insert(format!("explain-{}", piece.split('"').next().unwrap()));
     }
+    // The day page's table rows and chart measures (`app/course/day.rs`).
+    for row in [
+        "sent",
+        "requests",
+        "timeouts",
+        "retries",
+        "receipts",
+        "given-up",
+        "double-charges",
+        "double-credits",
+        "duplicate-sms",
+        "lost-events",
+        "tickets",
+        "invariants",
+    ] {
+        ids.insert(format!("day-row-{row}"));
+    }
+    for measure in ["double_charges", "double_credits", "lost_events", "tickets"] {
+        ids.insert(format!("day-measure-{measure}"));
+    }
     for store in ["payments", "broker", "fraud", "wallet", "sms", "lab"] {
         ids.insert(format!("store-{store}"));
     }

@@ -700,3 +700,4 @@ ch06-look = সেনাপতিরা: শেষ দূতের প্রে�
 ch06-why-title = কেন শুধু effectively-once টেকে
 ch06-why = প্রাপ্তিস্বীকার না এলে প্রেরকের হাতে দুটিই পথ: আবার না পাঠানো, তাতে বার্তা হারানোর ঝুঁকি (at-most-once), অথবা আবার পাঠানো, তাতে duplicate-এর ঝুঁকি (at-least-once)। তৃতীয় কোনো পথ নেই। "exactly-once" দাবির মানে আসলে ঠিক একবার ফল: at-least-once ডেলিভারি আর idempotent processing (inbox, unique key), অর্থাৎ effectively-once।
 ch06-cost = হাল না ছাড়া পুনঃপ্রেরণ (outbox আর relay), আর প্রতিটি consumer-এ event-প্রতি একটি inbox সারি।
+fn-error-day-busy = এই server-এ ১:{ $scale } মাপের দিনটা চলছে, আর একসাথে একটাই দিন চলে। { $seconds } সেকেন্ড পরে আবার চেষ্টা করুন, অথবা সেটা দেখতে ১:{ $scale } বেছে নিন।

@@ -727,3 +727,4 @@ ch06-look = The generals: the last messenger's sender is always left unsure. The
 ch06-why-title = Why only effectively-once holds
 ch06-why = When an acknowledgement is missing, a sender has two choices: not resend, and risk losing the message (at-most-once), or resend, and risk a duplicate (at-least-once). There is no third. "Exactly-once" claims mean exactly-once effect: at-least-once delivery plus idempotent processing (an inbox, a unique key), which is effectively-once.
 ch06-cost = A resend that never gives up (the outbox and relay) and an inbox row per event in each consumer.
+fn-error-day-busy = The day at 1:{ $scale } is running on this server, and one day runs at a time. Try again in { $seconds } s, or pick 1:{ $scale } to watch it.

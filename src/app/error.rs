@@ -29,6 +29,9 @@ pub enum FnError {
     /// The server or this sandbox is at a limit for now; try again after `retry_after` s.
     #[error("busy: try again in {retry_after} s")]
     Busy { retry_after: u64 },
+    /// Another scale's fast-forwarded day is running: one at a time.
+    #[error("the day at 1:{scale} is running: try again in {retry_after} s")]
+    DayBusy { scale: u32, retry_after: u64 },
     /// A run replayed to a different log than it was recorded with.
     #[error("the run did not replay to the same log")]
     RunDiverged,
@@ -42,7 +45,7 @@ pub enum FnError {
 
 impl FnError {
     /// Every kind's message id, for the translation test.
-    pub const MESSAGE_IDS: [&'static str; 8] = [
+    pub const MESSAGE_IDS: [&'static str; 9] = [
         "fn-error-unknown-sandbox",
         "fn-error-unknown-event",
         "fn-error-unknown-scenario",
@@ -51,6 +54,7 @@ impl FnError {
         "fn-error-run-diverged",
         "fn-error-internal",
         "fn-error-unreachable",
+        "fn-error-day-busy",
     ];
 
     /// The id of this kind's message in `locales/*/main.ftl`.
@@ -64,6 +68,7 @@ impl FnError {
             FnError::RunDiverged => 5,
             FnError::Internal => 6,
             FnError::Unreachable => 7,
+            FnError::DayBusy { .. } => 8,
         };
         Self::MESSAGE_IDS[i]
     }
@@ -77,6 +82,13 @@ impl FnError {
             FnError::Busy { retry_after } => tr_args(
                 self.message_id(),
                 &[("seconds", digits(&retry_after.to_string()))],
+            ),
+            FnError::DayBusy { scale, retry_after } => tr_args(
+                self.message_id(),
+                &[
+                    ("scale", digits(&scale.to_string())),
+                    ("seconds", digits(&retry_after.to_string())),
+                ],
             ),
             _ => tr_id(self.message_id()),
         }
@@ -131,6 +143,10 @@ impl From<crate::server::error::LabError> for FnError {
                 field: "body".to_owned(),
             },
             LabError::RunDiverged(_) => FnError::RunDiverged,
+            LabError::DayBusy { scale, retry_after } => FnError::DayBusy { scale, retry_after },
+            LabError::UnknownDay(_) => FnError::InvalidField {
+                field: "scale".to_owned(),
+            },
             LabError::TooManySandboxes(_)
             | LabError::TooManyStreams(_)
             | LabError::TooManyRequests(_)
@@ -172,6 +188,10 @@ mod tests {
             FnError::RunDiverged,
             FnError::Internal,
             FnError::Unreachable,
+            FnError::DayBusy {
+                scale: 10,
+                retry_after: 60,
+            },
         ];
         let ids: std::collections::BTreeSet<_> = all.iter().map(FnError::message_id).collect();
         assert_eq!(ids.len(), all.len());

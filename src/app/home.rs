@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
+use leptos_router::components::A;
 
 #[component]
 pub fn Home() -> impl IntoView {
@@ -15,6 +16,7 @@ pub fn Home() -> impl IntoView {
                 <a class="button primary" href="/lab?chapter=1" rel="external" data-testid="start-course">{move || tr!("home-start-course")}</a>
                 <a class="button" href="/lab" rel="external">{move || tr!("home-open-lab")}</a>
             </div>
+            <p><A href="/day" attr:data-testid="home-day">{move || tr!("home-day")}</A></p>
         </section>
         <section class="panel">
             <h2>{move || tr!("home-own-title")}</h2>

@@ -103,6 +103,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/glossary") view=course::glossary::GlossaryPage />
                         <Route path=path!("/summary") view=course::summary::SummaryPage />
                         <Route path=path!("/calculators") view=course::calc::CalculatorsPage />
+                        <Route path=path!("/day") view=course::day::DayPage />
                     </Routes>
                 </main>
             </Router>

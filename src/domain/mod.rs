@@ -7,6 +7,7 @@
 pub mod calc;
 pub mod clock;
 pub mod course;
+pub mod day;
 pub mod event;
 pub mod explain;
 pub mod fault;

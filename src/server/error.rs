@@ -38,6 +38,12 @@ pub enum LabError {
     SelfTransfer,
     #[error("this sandbox is sending requests faster than the lab allows; retry in {0} s")]
     TooManyRequests(u64),
+    #[error(
+        "the day at 1:{scale} is running; one day runs at a time: try again in {retry_after} s"
+    )]
+    DayBusy { scale: u32, retry_after: u64 },
+    #[error("the day at 1:{0} has not been run on this server; POST /api/days starts it")]
+    UnknownDay(u32),
     #[error("the run could not be replayed: {0}")]
     RunDiverged(String),
     #[error("a store failed")]
@@ -51,6 +57,7 @@ impl LabError {
     pub fn status(&self) -> u16 {
         match self {
             LabError::NotFound
+            | LabError::UnknownDay(_)
             | LabError::UnknownEvent(_)
             | LabError::UnknownScenario(_)
             | LabError::UnknownVariant(..) => 404,
@@ -61,9 +68,10 @@ impl LabError {
             LabError::RunDiverged(_) | LabError::SelfTransfer => 422,
             LabError::Invalid(_) | LabError::BadJson(_) | LabError::BadLastEventId => 400,
             LabError::BodyTooLarge(_) => 413,
-            LabError::TooManySandboxes(_) | LabError::TooManyStreams(_) | LabError::Unavailable => {
-                503
-            }
+            LabError::TooManySandboxes(_)
+            | LabError::TooManyStreams(_)
+            | LabError::Unavailable
+            | LabError::DayBusy { .. } => 503,
             LabError::Store(_) | LabError::Io(_) => 500,
         }
     }
@@ -88,6 +96,8 @@ impl LabError {
             LabError::TooManySandboxes(_) => "too-many-sandboxes",
             LabError::TooManyStreams(_) => "too-many-streams",
             LabError::Unavailable => "sandbox-unavailable",
+            LabError::DayBusy { .. } => "day-busy",
+            LabError::UnknownDay(_) => "unknown-day",
             LabError::Store(_) | LabError::Io(_) => "internal",
         }
     }
@@ -109,6 +119,7 @@ impl LabError {
             LabError::TooManyStreams(_) => Some(10),
             LabError::Unavailable => Some(1),
             LabError::TooManyRequests(secs) => Some(*secs),
+            LabError::DayBusy { retry_after, .. } => Some(*retry_after),
             _ => None,
         }
     }

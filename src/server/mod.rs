@@ -7,6 +7,7 @@ pub mod broker;
 pub mod calls;
 pub mod config;
 pub mod damage;
+pub mod day;
 pub mod error;
 pub mod invariants;
 pub mod jobs;

@@ -11,8 +11,9 @@ use tokio::sync::{watch, Mutex};
 use uuid::Uuid;
 
 use super::config::Config;
+use super::day::Days;
 use super::error::LabError;
-use super::sandbox::{self, Rewind, SandboxHandle};
+use super::sandbox::{self, NewSandbox, Rewind, SandboxHandle};
 use crate::domain::run::Run;
 use crate::domain::{ClockMode, SandboxState};
 
@@ -33,6 +34,8 @@ struct Inner {
     /// Running sandboxes that still carry the "untouched" mark, so that a request finds out
     /// without asking the disk whether it is the first use.
     untouched: std::sync::Mutex<HashSet<Uuid>>,
+    /// The fast-forwarded days (`server::day`).
+    days: Days,
 }
 
 /// A token bucket: `tokens` refill at the configured rate up to the burst.
@@ -79,8 +82,10 @@ impl Sandboxes {
         if tokio::fs::try_exists(&scratch).await.unwrap_or(false) {
             tokio::fs::remove_dir_all(&scratch).await?;
         }
+        let days = Days::open(&config.data_dir).await?;
         let (shutdown, _) = watch::channel(false);
         let sandboxes = Sandboxes(Arc::new(Inner {
+            days,
             config,
             loaded: Mutex::new(HashMap::new()),
             streams: AtomicUsize::new(0),
@@ -95,6 +100,11 @@ impl Sandboxes {
 
     pub fn config(&self) -> &Config {
         &self.0.config
+    }
+
+    /// The fast-forwarded days of this server.
+    pub fn days(&self) -> &Days {
+        &self.0.days
     }
 
     fn dir(&self, id: Uuid) -> PathBuf {
@@ -118,7 +128,7 @@ impl Sandboxes {
         let id = Uuid::new_v4();
         let seed = seed.unwrap_or_else(|| Uuid::new_v4().as_u64_pair().0 >> 11);
         let dir = self.dir(id);
-        let handle = sandbox::create(&dir, id, seed, mode).await?;
+        let handle = sandbox::create(&dir, id, seed, mode, NewSandbox::STUDENT).await?;
         touch(&dir).await;
         let _ = tokio::fs::write(dir.join(UNTOUCHED_FILE), b"").await;
         self.untouched().insert(id);
@@ -195,14 +205,17 @@ impl Sandboxes {
         let scratch_id = Uuid::new_v4();
         // Removed when this is dropped, also when the request is dropped halfway (the client
         // went away): the scratch sandbox is stopped first, then its folder deleted.
-        let mut cleanup = Scratch {
-            dir: scratch_dir(scratch_id),
-            handle: None,
-        };
+        let mut cleanup = Scratch::new(scratch_dir(scratch_id));
         // From the start: a new sandbox with the run's seed, whose log numbers from 1.
-        let scratch =
-            sandbox::create(&cleanup.dir, scratch_id, run.seed, ClockMode::Paused).await?;
-        cleanup.handle = Some(scratch.clone());
+        let scratch = sandbox::create(
+            cleanup.dir(),
+            scratch_id,
+            run.seed,
+            ClockMode::Paused,
+            NewSandbox::SCRATCH,
+        )
+        .await?;
+        cleanup.keep(scratch.clone());
         let state = scratch.rerun_to(run, position, rows).await;
         drop(cleanup);
         let mut state = state?;
@@ -445,9 +458,26 @@ impl Sandboxes {
 }
 
 /// A rewind's scratch sandbox: stopped and deleted when dropped.
-struct Scratch {
+/// A throw-away sandbox's folder (a rewind's, a fast-forwarded day's): when dropped, the
+/// sandbox is stopped first, then its folder deleted.
+pub(crate) struct Scratch {
     dir: PathBuf,
     handle: Option<SandboxHandle>,
+}
+
+impl Scratch {
+    pub(crate) fn new(dir: PathBuf) -> Scratch {
+        Scratch { dir, handle: None }
+    }
+
+    pub(crate) fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    /// The sandbox made in the folder, to stop before the folder goes.
+    pub(crate) fn keep(&mut self, handle: SandboxHandle) {
+        self.handle = Some(handle);
+    }
 }
 
 impl Drop for Scratch {

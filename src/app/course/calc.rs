@@ -27,7 +27,7 @@ fn parse_number(text: &str) -> Option<f64> {
 
 /// A number for the page: grouped as the language groups it, at most `decimals` places, no
 /// trailing zeros.
-fn decimal(x: f64, decimals: usize) -> String {
+pub(crate) fn decimal(x: f64, decimals: usize) -> String {
     let bn = is_bn();
     let text = format!("{x:.decimals$}");
     let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
@@ -457,6 +457,7 @@ fn TicketsCalc() -> impl IntoView {
                 <text class="tick" x=left + bar_w * 2.75 y=top + height + 14.0 text-anchor="middle">{move || tr!("calc-bar-with")}</text>
             </svg>
             <p class="hint">{move || tr!("calc-tickets-note")}</p>
+            <p><a href="/day">{move || tr!("calc-day-link")}</a></p>
             <RealWorld place=Place::Calc("tickets") />
         </section>
     }

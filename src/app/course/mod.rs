@@ -3,6 +3,7 @@
 //! and the "in the real world" notes the chapters and calculators show.
 
 pub mod calc;
+pub mod day;
 pub mod glossary;
 pub mod notes;
 pub mod quiz;

@@ -2,6 +2,7 @@
 //! JSON or problem+json.
 
 mod controls;
+mod days;
 pub use controls::preset_for;
 pub mod edge;
 pub mod openapi;
@@ -47,6 +48,8 @@ pub fn router(sandboxes: &Sandboxes) -> Router<Sandboxes> {
         .route("/api/sandboxes/{id}/state-at/{event}", get(runs::state_at))
         .route("/api/runs", post(runs::import_run))
         .route("/api/measure/drop-vs-delete", post(measure_drop_vs_delete))
+        .route("/api/days", post(days::start_day))
+        .route("/api/days/{scale}", get(days::day_report))
         .route("/api/openapi.json", get(openapi_json))
         .route("/api/{*rest}", axum::routing::any(no_such_route))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -50,6 +50,8 @@ use crate::domain::{
         super::runs::state_at,
         super::runs::import_run,
         super::measure_drop_vs_delete,
+        super::days::start_day,
+        super::days::day_report,
         super::openapi_json,
     ),
     components(
@@ -67,6 +69,11 @@ use crate::domain::{
             crate::domain::generals::Trip,
             CreateBody,
             MeasureBody,
+            DayBody,
+            crate::domain::day::DayReport,
+            crate::domain::day::DayRun,
+            crate::domain::day::DayGuards,
+            crate::domain::day::DayStatus,
             crate::domain::calc::DropReport,
             crate::domain::calc::DropPoint,
             ScenarioBody,
@@ -102,7 +109,8 @@ use crate::domain::{
             NotJson,
             TooFast,
             Unavailable,
-            Full
+            Full,
+            DayBusy
         )
     )
 )]
@@ -175,6 +183,7 @@ pub fn document() -> &'static Value {
             false.into();
         doc["paths"]["/api/measure/drop-vs-delete"]["post"]["requestBody"]["required"] =
             false.into();
+        doc["paths"]["/api/days"]["post"]["requestBody"]["required"] = false.into();
         doc
     })
 }

@@ -12,9 +12,10 @@ use crate::domain::safeguard::{Safeguard, SafeguardValue, MAX_WINDOW_HOURS};
 use crate::domain::transfer::{MAX_AMOUNT, MAX_KEY_LEN, USERS};
 
 /// Every schema written out by [`exact_schema`].
-pub const EXACT: [&str; 14] = [
+pub const EXACT: [&str; 15] = [
     "CreateBody",
     "MeasureBody",
+    "DayBody",
     "ScenarioBody",
     "NaturalBody",
     "GeneralsBody",
@@ -155,6 +156,10 @@ pub fn exact_schema(name: &str) -> Value {
         "ReplayBody" => replay,
         "NaturalBody" => natural.clone(),
         "GeneralsBody" => object(json!({"loss_pct": int(0, 100)}), &[]),
+        "DayBody" => object(
+            json!({"scale": {"type": "integer", "enum": crate::domain::day::SCALES}}),
+            &[],
+        ),
         "MeasureBody" => {
             use crate::domain::calc::{MAX_DAYS, MAX_ROWS_PER_DAY, MIN_ROWS_PER_DAY};
             object(
@@ -235,6 +240,7 @@ pub fn parameter_schema(name: &str) -> Value {
         "id" => json!({"type": "string", "format": "uuid"}),
         "event" => json!({"type": "integer", "minimum": 1, "maximum": i64::MAX}),
         "n" => json!({"type": "integer", "minimum": 1, "maximum": 12}),
+        "scale" => json!({"type": "integer", "enum": crate::domain::day::SCALES}),
         "Authorization" => {
             json!({"type": "string", "pattern": format!("^Bearer [ \t]*({})$", USERS.join("|"))})
         }

@@ -85,6 +85,7 @@ macro_rules! exact_schemas {
 exact_schemas!(
     CreateBody,
     MeasureBody,
+    DayBody,
     ScenarioBody,
     NaturalBody,
     GeneralsBody,
@@ -121,6 +122,7 @@ problem_responses! {
     TooFast => "This sandbox sends requests faster than the lab allows (`too-many-requests`); retry after Retry-After seconds", retry_after: true;
     Unavailable => "The sandbox was stopped or reset while this request was in flight (`sandbox-unavailable`); retry after Retry-After seconds", retry_after: true;
     Full => "The server holds its limit of sandboxes (`too-many-sandboxes`); retry after Retry-After seconds", retry_after: true;
+    DayBusy => "Another scale's day is running; one runs at a time (`day-busy`); retry after Retry-After seconds", retry_after: true;
 }
 
 fn problem_response(description: &str, retry_after: bool) -> Response {

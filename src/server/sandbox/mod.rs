@@ -161,16 +161,59 @@ struct Owner {
     checkpoints: Option<checkpoint::Checkpoints>,
 }
 
+/// How a new sandbox starts: a student's, or one the server makes for itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewSandbox {
+    /// Takes rewind checkpoints as it runs. A sandbox built for one rewind, or for a
+    /// fast-forwarded day, is never rewound.
+    pub checkpoints: bool,
+    /// Paying customers beside Shimul and Tithi (`customer-00001` …), each opening with
+    /// `customer_opening` taka: a fast-forwarded day's payers. A balance is the sum of the
+    /// account's ledger rows, so a day paid from one account would sum a longer ledger at every
+    /// debit; spread over many, each sums a few.
+    pub customers: u32,
+    pub customer_opening: i64,
+    /// Checks the invariants after every step when [`invariants::every_step`] says so. A day's
+    /// sandbox is checked once, at its end: after every step, the check reads tables that grow
+    /// all day.
+    pub check_every_step: bool,
+}
+
+impl NewSandbox {
+    pub const STUDENT: NewSandbox = NewSandbox {
+        checkpoints: true,
+        customers: 0,
+        customer_opening: 0,
+        check_every_step: true,
+    };
+    pub const SCRATCH: NewSandbox = NewSandbox {
+        checkpoints: false,
+        ..NewSandbox::STUDENT
+    };
+}
+
 /// Makes a new sandbox in `dir` (which must not hold one yet) and starts its owner.
 pub async fn create(
     dir: &Path,
     id: Uuid,
     seed: u64,
     mode: ClockMode,
+    new: NewSandbox,
 ) -> Result<SandboxHandle, LabError> {
     tokio::fs::create_dir_all(dir).await?;
     let stores = Stores::open(dir).await?;
     stores.reset_services().await?;
+    if new.customers > 0 {
+        sqlx::query(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+             INSERT INTO accounts (user_id, opening_balance)
+             SELECT printf('customer-%05d', i), ?2 FROM n",
+        )
+        .bind(new.customers)
+        .bind(new.customer_opening)
+        .execute(stores.pool(StoreName::Payments))
+        .await?;
+    }
     let safeguards = Safeguards::default();
     let faults = Faults::default();
     let counters = Sim::<Step>::new(START_MS, seed).counters();
@@ -187,8 +230,7 @@ pub async fn create(
     .bind(serde_json::to_string(&faults).expect("faults serialise"))
     .execute(stores.pool(StoreName::Lab))
     .await?;
-    let handle = start(dir, stores).await?;
-    Ok(handle)
+    start(dir, stores, new).await
 }
 
 /// Opens a sandbox saved in `dir` and starts its owner. The clock resumes where it was saved;
@@ -198,10 +240,10 @@ pub async fn open(dir: &Path) -> Result<SandboxHandle, LabError> {
         return Err(LabError::NotFound);
     }
     let stores = Stores::open(dir).await?;
-    start(dir, stores).await
+    start(dir, stores, NewSandbox::STUDENT).await
 }
 
-async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
+async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHandle, LabError> {
     type Row = (String, i64, i64, i64, String, f64, i64, i64, String, String);
     let row: Option<Row> = sqlx::query_as(
         "SELECT sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults
@@ -287,8 +329,12 @@ async fn start(dir: &Path, stores: Stores) -> Result<SandboxHandle, LabError> {
         last_event,
         stop_at: None,
         promises,
-        check_every_step: invariants::every_step(),
-        checkpoints: Some(checkpoint::Checkpoints::start(dir, last_event).await?),
+        check_every_step: new.check_every_step && invariants::every_step(),
+        checkpoints: if new.checkpoints {
+            Some(checkpoint::Checkpoints::start(dir, last_event).await?)
+        } else {
+            None
+        },
     };
     // The pipeline's processes start with the sandbox and pick up whatever was left undone.
     for step in pipeline::pending(&owner.world).await? {
