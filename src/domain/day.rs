@@ -68,22 +68,33 @@ impl DayRequest {
             None => Ok(DayRequest {
                 scale: DEFAULT_SCALE,
             }),
-            Some(v) => parse_scale(&v.to_string())
+            Some(v) => v
+                .as_u64()
+                .and_then(known_scale)
                 .map(|scale| DayRequest { scale })
-                .ok_or_else(|| FieldError::new("scale", scale_message())),
+                .ok_or_else(scale_error),
         }
     }
 }
 
-/// A scale as a URL or a body writes it: `10` for 1:10. Only the [`SCALES`].
-pub fn parse_scale(text: &str) -> Option<u32> {
-    let n: u32 = text.trim().parse().ok()?;
-    SCALES.contains(&n).then_some(n)
+/// The scale `n` (the N of 1:N), if it is one of the [`SCALES`].
+pub fn known_scale(n: u64) -> Option<u32> {
+    SCALES.into_iter().find(|&s| u64::from(s) == n)
 }
 
-fn scale_message() -> String {
+/// A scale as a URL writes it: `10` for 1:10, digits only and one spelling per scale (not
+/// `010` or `+10`).
+pub fn parse_scale(text: &str) -> Option<u32> {
+    known_scale(text.parse().ok()?).filter(|s| s.to_string() == text)
+}
+
+/// What a caller is told when a scale is not one of the [`SCALES`].
+pub fn scale_error() -> FieldError {
     let list: Vec<String> = SCALES.iter().map(u32::to_string).collect();
-    format!("expected one of {} (the N of 1:N)", list.join(", "))
+    FieldError::new(
+        "scale",
+        format!("expected one of {} (the N of 1:N)", list.join(", ")),
+    )
 }
 
 /// Transfers in a day at scale 1:`scale`.
@@ -290,7 +301,9 @@ mod tests {
             assert!(DayRequest::parse(&bad).is_err(), "{bad}");
         }
         assert_eq!(parse_scale("10000"), Some(10_000));
-        assert_eq!(parse_scale("1:10"), None);
+        for bad in ["1:10", "010", "+10", " 10", "7", ""] {
+            assert_eq!(parse_scale(bad), None, "{bad:?}");
+        }
         assert_eq!(transfers_at(10), 200_000);
     }
 

@@ -5,9 +5,9 @@
 //! customers' phones: 2,000,000 / N transfers of ৳500 to Tithi from up to 10,000 customers,
 //! first sent evenly over 24 virtual hours, each through the sandbox's real network, load
 //! balancer, API, outbox, relay, broker, fraud check, wallet and SMS service, with the rush
-//! hours' losses and rare crashes switched on as faults. A transfer whose answer never comes (or comes as "still in progress") is sent again
-//! 30 virtual seconds later, up to three times: with its key when `key_persistence` is on, with
-//! a new one when it is off. The clock is paused and jumped from one send to the next, so a day
+//! hours' losses and rare crashes switched on as faults. A transfer whose answer never comes
+//! (or comes as "still in progress") is sent again 30 virtual seconds later, up to three times:
+//! with its key when `key_persistence` is on, with a new one when it is off. The clock is paused and jumped from one send to the next, so a day
 //! runs as fast as the pipeline does. After the last send it runs on until nothing is in
 //! flight, and the damage meter is read from the stores, as the lab's is.
 //!
@@ -317,8 +317,9 @@ async fn advance(sandbox: &sandbox::SandboxHandle, ms: i64) -> Result<i64, LabEr
 
 type Answer = (u64, u32, Result<super::calls::ApiReply, LabError>);
 
-/// Takes in every answer that has come: a receipt ends a transfer; a timeout or "still in
-/// progress" sends it again later, until the last retry.
+/// Takes in every answer that has come: a receipt ends a transfer; a timeout (504) or "still
+/// in progress" (409) sends it again later, until the last retry; anything else (a 422) is a
+/// refusal.
 fn collect(
     answers: &mut FuturesUnordered<impl std::future::Future<Output = Answer>>,
     run: &mut DayRun,
@@ -329,7 +330,7 @@ fn collect(
         let reply = reply?;
         match reply.status {
             200 | 201 => run.receipts += 1,
-            409 | 502 | 503 | 504 => {
+            409 | 504 => {
                 if reply.status == 504 {
                     run.timeouts += 1;
                 }

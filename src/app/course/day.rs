@@ -17,10 +17,8 @@ use crate::domain::day::{
 /// Starts the day at a scale, or answers the one running or run (`server::day`).
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn start_day(scale: u32) -> Result<DayReport, FnError> {
-    let scale =
-        crate::domain::day::parse_scale(&scale.to_string()).ok_or(FnError::InvalidField {
-            field: "scale".to_owned(),
-        })?;
+    let scale = crate::domain::day::known_scale(scale.into())
+        .ok_or_else(crate::domain::day::scale_error)?;
     Ok(crate::app::lab::sandboxes().days().start(scale)?)
 }
 

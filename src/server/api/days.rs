@@ -9,8 +9,7 @@ use axum::Json;
 
 use super::problem::json_body;
 use super::shapes;
-use crate::domain::day::{parse_scale, DayReport, DayRequest, DayStatus};
-use crate::domain::FieldError;
+use crate::domain::day::{parse_scale, scale_error, DayReport, DayRequest, DayStatus};
 use crate::server::error::LabError;
 use crate::server::sandboxes::Sandboxes;
 
@@ -57,10 +56,7 @@ pub(super) async fn day_report(
         .find(|(name, _)| *name == "scale")
         .map(|(_, value)| value)
         .unwrap_or_default();
-    let scale = parse_scale(text)
-        // One spelling per scale: `10`, not `010` or `+10`.
-        .filter(|s| s.to_string() == text)
-        .ok_or_else(|| FieldError::new("scale", "expected one of 10, 100, 1000, 10000"))?;
+    let scale = parse_scale(text).ok_or_else(scale_error)?;
     let report = sandboxes
         .days()
         .get(scale)

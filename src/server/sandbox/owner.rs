@@ -66,8 +66,6 @@ impl Owner {
                     let _ = reply.send(r);
                 }
                 Command::RerunTo(run, event_id, rows, reply) => {
-                    // A sandbox built for one rewind keeps no checkpoints of its own.
-                    self.checkpoints = None;
                     let r = self.rewind_to(*run, event_id, rows).await;
                     let _ = reply.send(r);
                 }
