@@ -38,7 +38,7 @@ async fn main() {
     })
     .await
     .unwrap();
-    let sandbox = lab.create(Some(1), ClockMode::Paused).await.unwrap();
+    let sandbox = lab.create(None, Some(1), ClockMode::Paused).await.unwrap();
     let mut answers = Vec::with_capacity(N);
     for i in 0..N {
         let request = TransferRequest::new(

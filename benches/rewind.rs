@@ -42,7 +42,10 @@ async fn main() {
     .await
     .unwrap();
     let seed = 15;
-    let sandbox = lab.create(Some(seed), ClockMode::Paused).await.unwrap();
+    let sandbox = lab
+        .create(None, Some(seed), ClockMode::Paused)
+        .await
+        .unwrap();
     let id = sandbox.id.to_string();
     let started = Instant::now();
     let mut answers = Vec::new();

@@ -80,7 +80,7 @@ async fn raw_transactions(dir: &std::path::Path) -> f64 {
 }
 
 async fn fast_sandbox(lab: &Sandboxes, guards_on: bool) -> String {
-    let sandbox = lab.create(Some(1), ClockMode::Live).await.unwrap();
+    let sandbox = lab.create(None, Some(1), ClockMode::Live).await.unwrap();
     sandbox
         .set_faults(json!({"latency_ms": 0, "gateway_latency_ms": 0}))
         .await

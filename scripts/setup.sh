@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing the lab needs, skipping whatever is already there:
-# Debian's Chromium, the wasm32 target, cargo-leptos (pinned, built so it never downloads tools),
-# wasm-bindgen-cli at exactly the version in Cargo.lock, and the end-to-end npm packages (which
-# bring Playwright and binaryen's wasm-opt). Nothing here or later fetches from outside the
-# package registries. Sourced by serve.sh and test.sh.
+# Debian's Chromium and nginx, the wasm32 target, cargo-leptos (pinned, built so it never
+# downloads tools), wasm-bindgen-cli at exactly the version in Cargo.lock, and the end-to-end
+# npm packages (which bring Playwright and binaryen's wasm-opt). Nothing here or later fetches
+# from outside the package registries. Sourced by serve.sh and test.sh.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,6 +20,14 @@ if [ ! -x /usr/bin/chromium ]; then
   say "installing Debian's chromium (the browser the end-to-end tests drive)"
   as_root apt-get update -q
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+fi
+
+if [ ! -x /usr/sbin/nginx ]; then
+  say "installing Debian's nginx-light (the load balancer tests/balancer.rs runs the lab behind)"
+  as_root apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light
+  # The package starts a system nginx on port 80; the tests start their own.
+  as_root service nginx stop >/dev/null 2>&1 || true
 fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then

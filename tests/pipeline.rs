@@ -336,7 +336,10 @@ async fn a_crashed_batch_goes_round_whole_and_every_event_is_logged_once_in_orde
     .await
     .unwrap();
     let seed = 88412;
-    let sandbox = lab.create(Some(seed), ClockMode::Paused).await.unwrap();
+    let sandbox = lab
+        .create(None, Some(seed), ClockMode::Paused)
+        .await
+        .unwrap();
     let mut streamed = sandbox.subscribe();
     // A paused sandbox does nothing by itself: what the log holds now is all it has.
     let before = sandbox.events_after(0, i64::MAX).await.unwrap().len() as i64;

@@ -75,7 +75,10 @@ fn request(key: u8) -> TransferRequest {
 }
 
 async fn run_script(lab: &Sandboxes, seed: u64, ops: Vec<Op>) -> Result<(), TestCaseError> {
-    let sandbox = lab.create(Some(seed), ClockMode::Paused).await.unwrap();
+    let sandbox = lab
+        .create(None, Some(seed), ClockMode::Paused)
+        .await
+        .unwrap();
     script(&sandbox, ops).await
 }
 
@@ -262,7 +265,10 @@ fn a_rewind_from_a_checkpoint_finds_the_same_past_as_one_from_the_start() {
     runner
         .run(&strategy, |(seed, ops, shares)| {
             rt.block_on(async {
-                let sandbox = lab.create(Some(seed), ClockMode::Paused).await.unwrap();
+                let sandbox = lab
+                    .create(None, Some(seed), ClockMode::Paused)
+                    .await
+                    .unwrap();
                 script(&sandbox, ops).await?;
                 let log = sandbox.events_after(0, i64::MAX).await.unwrap();
                 let taken = sandbox

@@ -143,6 +143,9 @@ impl From<crate::server::error::LabError> for FnError {
                 field: "body".to_owned(),
             },
             LabError::RunDiverged(_) => FnError::RunDiverged,
+            LabError::SandboxExists(_) => FnError::InvalidField {
+                field: "id".to_owned(),
+            },
             LabError::DayBusy { scale, retry_after } => FnError::DayBusy { scale, retry_after },
             LabError::UnknownDay(_) => FnError::InvalidField {
                 field: "scale".to_owned(),

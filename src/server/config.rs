@@ -36,6 +36,12 @@ pub struct Config {
     /// on in the sandbox, like any lost answer. Unset or 0 (the default): the caller waits as
     /// long as the sandbox takes, a paused clock included.
     pub transfer_wait: Option<Duration>,
+    /// `LAB_NEW_SANDBOX_HEADER`: behind a load balancer that hashes on the sandbox id, the
+    /// request header (lowercase) that names the id a new sandbox must take: the value the
+    /// balancer hashed the creating request on, so the sandbox lives on the server its later
+    /// requests reach (ARCHITECTURE.md, "Many servers"). Unset (the default): ids are random
+    /// and the header is ignored.
+    pub new_sandbox_header: Option<axum::http::HeaderName>,
 }
 
 impl Default for Config {
@@ -51,6 +57,7 @@ impl Default for Config {
             rate_per_sec: 50.0,
             rate_burst: 200.0,
             transfer_wait: None,
+            new_sandbox_header: None,
         }
     }
 }
@@ -88,6 +95,15 @@ impl Config {
                 .filter(|s| *s > 0)
                 .map(Duration::from_secs)
                 .or(d.transfer_wait),
+            new_sandbox_header: match std::env::var("LAB_NEW_SANDBOX_HEADER") {
+                Ok(v) if !v.trim().is_empty() => Some(
+                    axum::http::HeaderName::from_bytes(v.trim().to_ascii_lowercase().as_bytes())
+                        .map_err(|_| {
+                            format!("LAB_NEW_SANDBOX_HEADER must be a header name, not {v:?}")
+                        })?,
+                ),
+                _ => d.new_sandbox_header,
+            },
         })
     }
 }

@@ -44,6 +44,8 @@ pub enum LabError {
     DayBusy { scale: u32, retry_after: u64 },
     #[error("the day at 1:{0} has not been run on this server; POST /api/days starts it")]
     UnknownDay(u32),
+    #[error("a sandbox with the id {0} exists already")]
+    SandboxExists(uuid::Uuid),
     #[error("the run could not be replayed: {0}")]
     RunDiverged(String),
     #[error("a store failed")]
@@ -62,6 +64,7 @@ impl LabError {
             | LabError::UnknownScenario(_)
             | LabError::UnknownVariant(..) => 404,
             LabError::ForeignOrigin(_) => 403,
+            LabError::SandboxExists(_) => 409,
             LabError::UnsupportedMediaType(_) => 415,
             LabError::Unauthorized => 401,
             LabError::TooManyRequests(_) => 429,
@@ -87,6 +90,7 @@ impl LabError {
             LabError::Unauthorized => "unknown-user",
             LabError::TooManyRequests(_) => "too-many-requests",
             LabError::RunDiverged(_) => "run-diverged",
+            LabError::SandboxExists(_) => "sandbox-exists",
             LabError::SelfTransfer => "self-transfer",
             LabError::Invalid(e) if e.field == "Idempotency-Key" => "invalid-idempotency-key",
             LabError::Invalid(_) => "invalid-field",

@@ -15,7 +15,7 @@ use super::day::Days;
 use super::error::LabError;
 use super::sandbox::{self, NewSandbox, Rewind, SandboxHandle};
 use crate::domain::run::Run;
-use crate::domain::{ClockMode, SandboxState};
+use crate::domain::{ClockMode, FieldError, SandboxState};
 
 /// Every sandbox this server holds: making, finding, loading and unloading them, their caps,
 /// rate limits and event-stream places. Cheap to clone.
@@ -115,17 +115,29 @@ impl Sandboxes {
             .join(id.to_string())
     }
 
-    /// Makes a sandbox at the lesson's start. Without a seed, one is drawn (below 2^53, so a
-    /// browser's numbers hold it exactly).
+    /// [`Sandboxes::create`]'s id for a request: see [`requested_id`].
+    pub fn new_id(&self, headers: &axum::http::HeaderMap) -> Result<Option<Uuid>, LabError> {
+        requested_id(self.0.config.new_sandbox_header.as_ref(), headers)
+    }
+
+    /// Makes a sandbox at the lesson's start, with the given id (refused with
+    /// [`LabError::SandboxExists`] if a sandbox has it) or a random one. Without a seed, one is
+    /// drawn (below 2^53, so a browser's numbers hold it exactly).
     pub async fn create(
         &self,
+        id: Option<Uuid>,
         seed: Option<u64>,
         mode: ClockMode,
     ) -> Result<SandboxHandle, LabError> {
         let mut loaded = self.0.loaded.lock().await;
+        if let Some(id) = id {
+            if loaded.contains_key(&id) || tokio::fs::try_exists(self.dir(id)).await? {
+                return Err(LabError::SandboxExists(id));
+            }
+        }
         self.make_room_on_disk(&mut loaded).await?;
         self.make_room_in_memory(&mut loaded).await?;
-        let id = Uuid::new_v4();
+        let id = id.unwrap_or_else(Uuid::new_v4);
         let seed = seed.unwrap_or_else(|| Uuid::new_v4().as_u64_pair().0 >> 11);
         let dir = self.dir(id);
         let handle = sandbox::create(&dir, id, seed, mode, NewSandbox::STUDENT).await?;
@@ -142,12 +154,16 @@ impl Sandboxes {
     /// [`LabError::Invalid`] naming the field) and a run that could not have been recorded is
     /// refused ([`LabError::RunDiverged`]) before any sandbox is made. Returns the new sandbox
     /// and the run as it went there, with its own event log's hash.
-    pub async fn import_run(&self, run: Run) -> Result<(SandboxHandle, Run), LabError> {
+    pub async fn import_run(
+        &self,
+        id: Option<Uuid>,
+        run: Run,
+    ) -> Result<(SandboxHandle, Run), LabError> {
         run.check()?;
         if let Some(why) = run.impossible() {
             return Err(LabError::RunDiverged(why));
         }
-        let sandbox = self.create(Some(run.seed), ClockMode::Paused).await?;
+        let sandbox = self.create(id, Some(run.seed), ClockMode::Paused).await?;
         let rerun = sandbox.rerun(run).await?;
         Ok((sandbox, rerun))
     }
@@ -497,6 +513,30 @@ impl Drop for Scratch {
     }
 }
 
+/// The id a new sandbox must take, when the server runs behind a load balancer that hashes
+/// on the sandbox id ([`Config::new_sandbox_header`](super::config::Config)): the header's
+/// value, 32 lowercase hexadecimal digits (nginx's `$request_id`), which is the id's URL
+/// spelling without its hyphens, so the balancer sends the sandbox's later requests where it
+/// sent this one. `None` (a random id) when no header is configured or the request has none.
+pub fn requested_id(
+    header: Option<&axum::http::HeaderName>,
+    headers: &axum::http::HeaderMap,
+) -> Result<Option<Uuid>, LabError> {
+    let Some(value) = header.and_then(|name| headers.get(name)) else {
+        return Ok(None);
+    };
+    let text = value.to_str().unwrap_or_default();
+    let hex = text.len() == 32 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    match Uuid::try_parse(text) {
+        Ok(id) if hex => Ok(Some(id)),
+        _ => Err(FieldError::new(
+            header.map(|h| h.as_str()).unwrap_or_default(),
+            format!("expected 32 lowercase hexadecimal digits, not {text:?}"),
+        )
+        .into()),
+    }
+}
+
 /// A sandbox id as URLs spell it: a UUID in its hyphenated form (either case). The other forms
 /// `Uuid::parse_str` reads (braced, simple, urn) name no sandbox, so one sandbox has one URL.
 pub fn sandbox_id(text: &str) -> Option<Uuid> {
@@ -522,4 +562,44 @@ async fn last_used_age(dir: &std::path::Path) -> Duration {
     modified
         .and_then(|m| SystemTime::now().duration_since(m).ok())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::{HeaderMap, HeaderName, HeaderValue};
+
+    fn with(value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert("x-lab-new-sandbox", HeaderValue::from_str(value).unwrap());
+        h
+    }
+
+    #[test]
+    fn a_balancers_id_is_taken_only_when_configured_and_well_formed() {
+        let name = HeaderName::from_static("x-lab-new-sandbox");
+        let hex = "0123456789abcdef0123456789abcdef";
+        let id = requested_id(Some(&name), &with(hex)).unwrap().unwrap();
+        assert_eq!(
+            id.to_string().replace('-', ""),
+            hex,
+            "its URL hashes the same"
+        );
+        assert_eq!(
+            requested_id(None, &with(hex)).unwrap(),
+            None,
+            "not configured"
+        );
+        assert_eq!(requested_id(Some(&name), &HeaderMap::new()).unwrap(), None);
+        for bad in [
+            "",
+            "0123",
+            &hex.to_uppercase(),
+            &format!("{hex}0"),
+            &id.to_string(),
+        ] {
+            let e = requested_id(Some(&name), &with(bad)).unwrap_err();
+            assert_eq!(e.kind(), "invalid-field", "{bad:?}");
+        }
+    }
 }

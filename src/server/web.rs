@@ -1,7 +1,7 @@
 //! The whole HTTP surface in one router: the API, the `/lab` entrance, the Leptos pages, the
 //! static files, and the headers every response carries.
 
-use axum::extract::{FromRef, Query, State};
+use axum::extract::{FromRef, Query, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
@@ -106,6 +106,7 @@ impl Entrance {
 async fn lab_entrance(
     State(state): State<AppState>,
     Query(entrance): Query<Entrance>,
+    RawQuery(raw_query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, LabError> {
     let seed = match entrance.seed.as_deref() {
@@ -134,9 +135,29 @@ async fn lab_entrance(
                 }
                 return Ok(Redirect::to(&format!("/lab/{}{query}", sandbox.id)).into_response());
             }
+            if state.sandboxes.config().new_sandbox_header.is_some() {
+                // Behind a balancer this request was sent by the cookie's sandbox to the server
+                // that held it, so a sandbox made here would live where the balancer never
+                // sends its requests: forget the cookie and come in again, to be sent by the id
+                // the new sandbox will take (ARCHITECTURE.md, "Many servers").
+                let again = match raw_query {
+                    Some(q) => format!("/lab?{q}"),
+                    None => "/lab".to_owned(),
+                };
+                let mut response = Redirect::to(&again).into_response();
+                response.headers_mut().insert(
+                    header::SET_COOKIE,
+                    HeaderValue::from_str(&format!(
+                        "{SANDBOX_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax"
+                    ))
+                    .expect("a cookie name makes a valid header"),
+                );
+                return Ok(response);
+            }
         }
     }
-    let sandbox = state.sandboxes.create(seed, ClockMode::Live).await?;
+    let id = state.sandboxes.new_id(&headers)?;
+    let sandbox = state.sandboxes.create(id, seed, ClockMode::Live).await?;
     if let Some(preset) = preset {
         sandbox.load_scenario(preset).await?;
     }

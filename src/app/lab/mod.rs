@@ -195,15 +195,17 @@ pub async fn export_run(sandbox: String) -> Result<Run, FnError> {
 /// Reruns a run into a new sandbox; returns the new sandbox's id and its event log's hash.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn import_run(run: Run) -> Result<(String, String), FnError> {
-    let (sandbox, rerun) = sandboxes().import_run(run).await?;
+    let id = sandboxes().new_id(&expect_context::<axum::http::request::Parts>().headers)?;
+    let (sandbox, rerun) = sandboxes().import_run(id, run).await?;
     Ok((sandbox.id.to_string(), rerun.log_hash))
 }
 
 /// Makes a new sandbox with the given seed (or a random one) and returns its id.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn new_sandbox(seed: Option<u64>) -> Result<String, FnError> {
+    let id = sandboxes().new_id(&expect_context::<axum::http::request::Parts>().headers)?;
     let s = sandboxes()
-        .create(seed, crate::domain::ClockMode::Live)
+        .create(id, seed, crate::domain::ClockMode::Live)
         .await?;
     Ok(s.id.to_string())
 }

@@ -4,7 +4,7 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawPathParams, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
@@ -84,6 +84,7 @@ pub(super) async fn export_run(
     responses(
         (status = 201, description = "The new sandbox and the run it produced", body = shapes::Imported),
         (status = 400, response = shapes::BadRequest),
+        (status = 409, description = "Behind a balancer (LAB_NEW_SANDBOX_HEADER), the id it named is taken already", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 403, response = shapes::ForeignOrigin),
         (status = 413, response = shapes::TooLarge),
         (status = 415, response = shapes::NotJson),
@@ -92,11 +93,13 @@ pub(super) async fn export_run(
     ))]
 pub(super) async fn import_run(
     State(sandboxes): State<Sandboxes>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
+    let id = sandboxes.new_id(&headers)?;
     let run: Run = serde_json::from_value(json_body(body, false)?)
         .map_err(|e| LabError::BadJson(format!("not a run: {e}")))?;
-    let (sandbox, rerun) = sandboxes.import_run(run).await?;
+    let (sandbox, rerun) = sandboxes.import_run(id, run).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"id": sandbox.id, "log_hash": rerun.log_hash})),

@@ -3,7 +3,7 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
@@ -23,6 +23,7 @@ use crate::server::sandboxes::Sandboxes;
         (status = 201, description = "Made, at the lesson's start", body = shapes::Created,
             headers(("Location" = String, description = "`/api/sandboxes/{id}`"))),
         (status = 400, response = shapes::BadRequest),
+        (status = 409, description = "Behind a balancer (LAB_NEW_SANDBOX_HEADER), the id it named is taken already", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 403, response = shapes::ForeignOrigin),
         (status = 413, response = shapes::TooLarge),
         (status = 415, response = shapes::NotJson),
@@ -30,8 +31,10 @@ use crate::server::sandboxes::Sandboxes;
     ))]
 pub(super) async fn create(
     State(sandboxes): State<Sandboxes>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
+    let id = sandboxes.new_id(&headers)?;
     let body = json_body(body, true)?;
     let mut seed = None;
     let mut paused = false;
@@ -58,7 +61,7 @@ pub(super) async fn create(
     } else {
         ClockMode::Live
     };
-    let sandbox = sandboxes.create(seed, mode).await?;
+    let sandbox = sandboxes.create(id, seed, mode).await?;
     Ok((
         StatusCode::CREATED,
         [(
