@@ -522,7 +522,7 @@ pub fn requested_id(
     header: Option<&axum::http::HeaderName>,
     headers: &axum::http::HeaderMap,
 ) -> Result<Option<Uuid>, LabError> {
-    let Some(value) = header.and_then(|name| headers.get(name)) else {
+    let Some((name, value)) = header.and_then(|name| Some((name, headers.get(name)?))) else {
         return Ok(None);
     };
     let text = value.to_str().unwrap_or_default();
@@ -530,7 +530,7 @@ pub fn requested_id(
     match Uuid::try_parse(text) {
         Ok(id) if hex => Ok(Some(id)),
         _ => Err(FieldError::new(
-            header.map(|h| h.as_str()).unwrap_or_default(),
+            name.as_str(),
             format!("expected 32 lowercase hexadecimal digits, not {text:?}"),
         )
         .into()),
