@@ -22,6 +22,7 @@ use pocketpay_lab::domain::{ClockCommand, ClockMode, TransferBody};
 use pocketpay_lab::server::broker::{self, Outgoing};
 use pocketpay_lab::server::calls::TransferRequest;
 use pocketpay_lab::server::config::Config;
+use pocketpay_lab::server::lanes;
 use pocketpay_lab::server::pipeline::{sql, FRAUD_TXN_ID};
 use pocketpay_lab::server::sandboxes::Sandboxes;
 use pocketpay_lab::server::store::{StoreName, Stores};
@@ -87,7 +88,12 @@ async fn main() {
             t.total.as_secs_f64() * 1e6 / t.count.max(1) as f64
         );
     }
-    let raw = raw_pipeline(&dir.path().join("raw")).await;
+    // On a lane, as a sandbox runs (server::lanes): the same processor for the work and its
+    // connections.
+    let raw_dir = dir.path().join("raw");
+    let raw = lanes::spawn(async move { raw_pipeline(&raw_dir).await })
+        .await
+        .unwrap();
     let simulated = N as f64 / elapsed.as_secs_f64();
     println!(
         "the same store work run raw (same statements, transactions and batches; no scheduler, network or timeline): {:.2} s, {raw:.0} transfers/s",
@@ -117,7 +123,7 @@ async fn raw_pipeline(dir: &std::path::Path) -> f64 {
         // The relay: one produce request for the unsent rows, then one update.
         let rows: Vec<(String, String, String)> = sqlx::query_as(sql::OUTBOX_UNSENT)
             .bind(100)
-            .fetch_all(stores.pool(StoreName::Payments))
+            .fetch_all(&mut *stores.conn(StoreName::Payments).await.unwrap())
             .await
             .unwrap();
         let records: Vec<(&str, &str)> = rows
@@ -143,7 +149,7 @@ async fn raw_pipeline(dir: &std::path::Path) -> f64 {
             for partition in 0..3 {
                 loop {
                     let (records, next) = {
-                        let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+                        let mut c = stores.conn(StoreName::Broker).await.unwrap();
                         let from =
                             broker::position(&mut c, consumer.id(), consumer.topic(), partition)
                                 .await
@@ -171,7 +177,7 @@ async fn raw_pipeline(dir: &std::path::Path) -> f64 {
     }
     let elapsed = started.elapsed();
     let credits: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM credits")
-        .fetch_one(stores.pool(StoreName::Wallet))
+        .fetch_one(&mut *stores.conn(StoreName::Wallet).await.unwrap())
         .await
         .unwrap();
     assert_eq!(

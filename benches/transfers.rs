@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use pocketpay_lab::domain::{ClockMode, TransferBody};
 use pocketpay_lab::server::config::Config;
+use pocketpay_lab::server::lanes;
 use pocketpay_lab::server::sandboxes::Sandboxes;
 use pocketpay_lab::server::store::Stores;
 use serde_json::json;
@@ -38,7 +39,11 @@ async fn main() {
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     let client = reqwest::Client::new();
 
-    let raw = raw_transactions(dir.path()).await;
+    // On a lane, as a sandbox runs (server::lanes).
+    let raw_dir = dir.path().to_path_buf();
+    let raw = lanes::spawn(async move { raw_transactions(&raw_dir).await })
+        .await
+        .unwrap();
     let guarded_sandbox = fast_sandbox(&lab, true).await;
     let guarded = send_all(&client, &base, &guarded_sandbox).await;
     // The same keys again: every one a replay of a stored response.

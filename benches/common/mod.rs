@@ -8,27 +8,26 @@ use pocketpay_lab::server::payments::{idempotency, ledger};
 use pocketpay_lab::server::pipeline::sql;
 use pocketpay_lab::server::store::{StoreName, Stores};
 
-/// Transfer `i` of ৳1 from Shimul to Tithi under key `raw-{i}`: the claim in one transaction,
-/// then balance, receipt number, debit and stored response in another. With `outbox`, the
+/// Transfer `i` of ৳1 from Shimul to Tithi under key `raw-{i}`: the claim (one statement, as
+/// the API runs it), then balance and receipt number, debit and stored response in one
+/// transaction. With `outbox`, the
 /// second also writes the outbox row and counts the intent's debits, as the API does with the
 /// outbox on.
 pub async fn api_transfer(stores: &Stores, i: usize, outbox: bool) {
     let key = format!("raw-{i}");
     let now = START_MS + i as i64;
-    let mut tx = stores.begin(StoreName::Payments).await.unwrap();
-    assert!(idempotency::look_up(&mut tx, "shimul", &key, 0)
-        .await
-        .unwrap()
-        .is_none());
-    assert!(idempotency::claim(&mut tx, "shimul", &key, "h", 0, now)
+    let mut conn = stores.conn(StoreName::Payments).await.unwrap();
+    assert!(idempotency::claim(&mut conn, "shimul", &key, "h", 0, now)
         .await
         .unwrap());
-    tx.commit().await.unwrap();
+    drop(conn);
     let mut tx = stores.begin(StoreName::Payments).await.unwrap();
-    let balance = ledger::balance(&mut tx, "shimul").await.unwrap();
+    let (balance, txn) = ledger::balance_and_next_txn(&mut tx, "shimul")
+        .await
+        .unwrap();
     let entry = ledger::Entry {
         transfer_id: ledger::transfer_id_for("shimul", &key),
-        txn: ledger::next_txn(&mut tx).await.unwrap(),
+        txn,
         user_id: "shimul".into(),
         counterparty: "tithi".into(),
         amount: -1,

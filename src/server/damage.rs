@@ -16,18 +16,19 @@ fn beyond_first<'a>(counts: impl Iterator<Item = &'a i64>) -> i64 {
 
 pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
     let intents: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM intents")
-        .fetch_one(stores.pool(StoreName::Lab))
+        .fetch_one(&mut *stores.conn(StoreName::Lab).await?)
         .await?;
     // Which intent each debit came from, and how much it took.
     let debited: Vec<(String, String, i64)> =
         sqlx::query_as("SELECT transfer_id, lab_intent, -amount FROM ledger WHERE amount < 0")
-            .fetch_all(stores.pool(StoreName::Payments))
+            .fetch_all(&mut *stores.conn(StoreName::Payments).await?)
             .await?;
     let waiting = waiting(stores).await?;
     // (rows, amount) per transfer in the wallet's credits and the SMS service's messages.
     let per_transfer = |store: StoreName, sql: &'static str| async move {
-        let rows: Vec<(String, i64, i64)> =
-            sqlx::query_as(sql).fetch_all(stores.pool(store)).await?;
+        let rows: Vec<(String, i64, i64)> = sqlx::query_as(sql)
+            .fetch_all(&mut *stores.conn(store).await?)
+            .await?;
         Ok::<_, sqlx::Error>(
             rows.into_iter()
                 .map(|(t, n, a)| (t, (n, a)))
@@ -98,7 +99,7 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
 async fn waiting(stores: &Stores) -> Result<HashSet<String>, sqlx::Error> {
     let mut waiting: HashSet<String> =
         sqlx::query_scalar("SELECT transfer_id FROM outbox WHERE sent_ms IS NULL")
-            .fetch_all(stores.pool(StoreName::Payments))
+            .fetch_all(&mut *stores.conn(StoreName::Payments).await?)
             .await?
             .into_iter()
             .collect();
@@ -115,7 +116,7 @@ async fn waiting(stores: &Stores) -> Result<HashSet<String>, sqlx::Error> {
         )
         .bind(consumer.id())
         .bind(consumer.topic())
-        .fetch_all(stores.pool(StoreName::Broker))
+        .fetch_all(&mut *stores.conn(StoreName::Broker).await?)
         .await?;
         waiting.extend(keys);
     }

@@ -100,8 +100,8 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     let mut fail = |invariant: &'static str, detail: String| {
         violations.push(Violation { invariant, detail });
     };
-    let payments = stores.pool(StoreName::Payments);
-    let broker = stores.pool(StoreName::Broker);
+    let mut payments = stores.conn(StoreName::Payments).await?;
+    let mut broker = stores.conn(StoreName::Broker).await?;
 
     checked.push("completed_keys_have_answers");
     let unanswered: Vec<String> = sqlx::query_scalar(
@@ -109,7 +109,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
          AND (response_status IS NULL OR response_body IS NULL) LIMIT 5",
     )
     .bind(KeyStatus::Completed)
-    .fetch_all(payments)
+    .fetch_all(&mut *payments)
     .await?;
     if !unanswered.is_empty() {
         fail(
@@ -121,7 +121,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     checked.push("no_negative_balance");
     let negative: Vec<(String, i64)> =
         sqlx::query_as("SELECT user_id, balance_after FROM ledger WHERE balance_after < 0 LIMIT 5")
-            .fetch_all(payments)
+            .fetch_all(&mut *payments)
             .await?;
     if !negative.is_empty() {
         fail(
@@ -140,7 +140,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
          LEFT JOIN records r ON r.topic = p.topic AND r.partition = p.partition
          GROUP BY p.topic, p.partition ORDER BY p.topic, p.partition",
     )
-    .fetch_all(broker)
+    .fetch_all(&mut *broker)
     .await?;
     for (topic, partition, start, next, count, min, max) in &partitions {
         let whole = *count == next - start
@@ -162,7 +162,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
          FROM consumer_offsets c
          JOIN partitions p ON p.topic = c.topic AND p.partition = c.partition",
     )
-    .fetch_all(broker)
+    .fetch_all(&mut *broker)
     .await?;
     for (group, topic, partition, committed, next) in &offsets {
         if *committed < 0 || committed > next {
@@ -174,16 +174,15 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     }
 
     checked.push("read_committed_stops_at_the_lso");
-    let mut conn = broker.acquire().await?;
+    let conn = &mut *broker;
     for consumer in [Consumer::Wallet, Consumer::Sms] {
-        for partition in 0..super::broker::partitions(&mut conn, APPROVED_TOPIC)
+        for partition in 0..super::broker::partitions(conn, APPROVED_TOPIC)
             .await?
             .unwrap_or(0)
         {
-            let at = super::broker::position(&mut conn, consumer.id(), APPROVED_TOPIC, partition)
-                .await?;
-            let lso =
-                super::broker::last_stable_offset(&mut conn, APPROVED_TOPIC, partition).await?;
+            let at =
+                super::broker::position(conn, consumer.id(), APPROVED_TOPIC, partition).await?;
+            let lso = super::broker::last_stable_offset(conn, APPROVED_TOPIC, partition).await?;
             if at > lso {
                 fail(
                     "read_committed_stops_at_the_lso",
@@ -196,7 +195,6 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
             }
         }
     }
-    drop(conn);
 
     if promises.one_debit_per_intent {
         checked.push("one_debit_per_intent");
@@ -204,7 +202,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
             "SELECT lab_intent, COUNT(*) FROM ledger WHERE amount < 0
              GROUP BY lab_intent HAVING COUNT(*) > 1 LIMIT 5",
         )
-        .fetch_all(payments)
+        .fetch_all(&mut *payments)
         .await?;
         if !twice.is_empty() {
             fail(
@@ -214,6 +212,8 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
         }
     }
 
+    // The damage meter reads these stores itself.
+    drop((payments, broker));
     if promises.money_conserved {
         let damage = super::damage::measure(stores).await?;
         if damage.in_flight == 0 {

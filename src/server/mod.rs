@@ -11,6 +11,7 @@ pub mod day;
 pub mod error;
 pub mod invariants;
 pub mod jobs;
+pub mod lanes;
 pub mod measure;
 pub mod natural;
 pub mod network;

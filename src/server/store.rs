@@ -1,28 +1,47 @@
-//! The sandbox's stores: one SQLite file per service, one pool per file.
+//! The sandbox's stores: one SQLite file per service, one connection per file.
 //!
 //! No transaction ever spans two stores (that is what makes the outbox and the inboxes
 //! necessary). Every store runs in WAL mode with `synchronous = NORMAL` (a commit survives a
-//! process crash; only an OS crash can lose the last few), an explicit busy timeout, and writes
-//! open with `BEGIN IMMEDIATE` so a writer waits for the lock up front instead of failing with
-//! SQLITE_BUSY halfway through.
+//! process crash; only an OS crash can lose the last few) and an explicit busy timeout.
+//!
+//! A sandbox's owner task does all of its work one thing at a time, so each store has exactly
+//! one connection, held open while the store is in use ([`Stores::conn`], behind an async
+//! lock, so an event stream reading the log waits for at most one statement of the owner's)
+//! and closed once it has been idle ([`Stores::close_idle`]); the next use opens it again. With
+//! one connection a file, each is opened in `locking_mode = EXCLUSIVE`: the write lock is taken
+//! once and kept, and the WAL's index lives in the connection's memory instead of a `-shm`
+//! file, so an open store costs two file descriptors (the file and its `-wal`). Holding the
+//! connection instead of borrowing one from a pool for every statement also saves the pool's
+//! hand-over, which costs a round trip to SQLite's thread each time (ARCHITECTURE.md, "Sandboxes
+//! and their stores").
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
-    SqliteSynchronous,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqliteRow,
+    SqliteSynchronous, SqliteTransactionManager,
 };
-use sqlx::{Column, Row, Sqlite, Transaction, TypeInfo, ValueRef};
+use sqlx::{Column, ConnectOptions, Connection, Row, TransactionManager, TypeInfo, ValueRef};
+use tokio::sync::{Mutex, MutexGuard};
 
 use crate::domain::clock::DAY_MS;
 use crate::domain::state::{SHIMUL_OPENING, TITHI_OPENING};
 
-/// How long a statement waits for another connection's lock before giving up.
+/// How long opening a store waits for another connection's lock before giving up (a sandbox's
+/// folder is only ever opened by one process, so this waits only for a closing one).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a caller waits for a store's connection before giving up, as a pool's acquire
+/// would: the owner holds it for one step at most, so a long wait means a caller asked for a
+/// store it already holds, which must fail loudly instead of hanging.
+const LOCK_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a store may sit unused before its connection is closed.
+pub const STORE_IDLE: Duration = Duration::from_secs(10);
 /// The most rows of one table a snapshot carries (the newest ones).
 pub const SNAPSHOT_ROWS: i64 = 1_000;
 
@@ -65,6 +84,11 @@ impl StoreName {
             StoreName::Sms => "sms",
             StoreName::Lab => "lab",
         }
+    }
+
+    /// The store's file in the sandbox's folder.
+    pub fn file(self) -> String {
+        format!("{}.sqlite", self.id())
     }
 
     fn migrator(self) -> &'static Migrator {
@@ -110,54 +134,188 @@ impl StoreName {
 /// How long the broker keeps records: Kafka's default of 7 days.
 pub const LOG_RETENTION_MS: i64 = 7 * DAY_MS;
 
-/// The six pools of one sandbox.
-#[derive(Clone, Debug)]
+/// The six stores of one sandbox: a connection each, opened when used and closed when idle.
+/// Clones share the connections.
+#[derive(Clone)]
 pub struct Stores {
-    pools: BTreeMap<StoreName, SqlitePool>,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    dir: PathBuf,
+    slots: BTreeMap<StoreName, Mutex<Slot>>,
+}
+
+/// One store's connection, if open, and when it was last handed out.
+struct Slot {
+    conn: Option<SqliteConnection>,
+    used: Instant,
+    /// Set by [`Stores::close`]: nothing opens the store again through these `Stores`.
+    closed: bool,
+}
+
+impl std::fmt::Debug for Stores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stores")
+            .field("dir", &self.inner.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A store's connection, held: nobody else uses the store until it is dropped.
+pub struct StoreConn<'a> {
+    slot: MutexGuard<'a, Slot>,
+}
+
+impl Deref for StoreConn<'_> {
+    type Target = SqliteConnection;
+    fn deref(&self) -> &SqliteConnection {
+        self.slot.conn.as_ref().expect("a handed-out store is open")
+    }
+}
+
+impl DerefMut for StoreConn<'_> {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        self.slot.conn.as_mut().expect("a handed-out store is open")
+    }
+}
+
+/// A write transaction on one store. Dropped without [`StoreTx::commit`], it is rolled back
+/// before the connection's next statement.
+pub struct StoreTx<'a> {
+    conn: StoreConn<'a>,
+    open: bool,
+}
+
+impl StoreTx<'_> {
+    pub async fn commit(mut self) -> Result<(), sqlx::Error> {
+        SqliteTransactionManager::commit(&mut self.conn).await?;
+        self.open = false;
+        Ok(())
+    }
+}
+
+impl Drop for StoreTx<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            SqliteTransactionManager::start_rollback(&mut self.conn);
+        }
+    }
+}
+
+impl Deref for StoreTx<'_> {
+    type Target = SqliteConnection;
+    fn deref(&self) -> &SqliteConnection {
+        &self.conn
+    }
+}
+
+impl DerefMut for StoreTx<'_> {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        &mut self.conn
+    }
+}
+
+fn connect_options(file: &Path) -> Result<SqliteConnectOptions, sqlx::Error> {
+    Ok(SqliteConnectOptions::from_str("sqlite:")?
+        .filename(file)
+        .create_if_missing(true)
+        .locking_mode(SqliteLockingMode::Exclusive)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(BUSY_TIMEOUT)
+        .foreign_keys(true))
 }
 
 impl Stores {
     /// Opens (creating if needed) and migrates every store of a sandbox in `dir`.
     pub async fn open(dir: &Path) -> Result<Stores, sqlx::Error> {
-        let mut pools = BTreeMap::new();
+        let mut slots = BTreeMap::new();
         for name in StoreName::ALL {
-            let file = dir.join(format!("{}.sqlite", name.id()));
-            let options = SqliteConnectOptions::from_str("sqlite:")?
-                .filename(&file)
-                .create_if_missing(true)
-                .journal_mode(SqliteJournalMode::Wal)
-                .synchronous(SqliteSynchronous::Normal)
-                .busy_timeout(BUSY_TIMEOUT)
-                .foreign_keys(true);
-            // Two connections: the sandbox's owner task writes through one; the event stream
-            // reads the log through the other without waiting for a step to finish.
-            // No test query before each use: a local file's connection does not go stale as a
-            // network one does, and the test is a round trip to SQLite's thread per acquire.
-            let pool = SqlitePoolOptions::new()
-                .max_connections(2)
-                .min_connections(0)
-                .test_before_acquire(false)
-                .idle_timeout(Duration::from_secs(60))
-                .connect_with(options)
-                .await?;
-            name.migrator().run(&pool).await?;
-            pools.insert(name, pool);
+            let mut conn = connect_options(&dir.join(name.file()))?.connect().await?;
+            name.migrator().run_direct(&mut conn).await?;
+            slots.insert(
+                name,
+                Mutex::new(Slot {
+                    conn: Some(conn),
+                    used: Instant::now(),
+                    closed: false,
+                }),
+            );
         }
-        Ok(Stores { pools })
+        Ok(Stores {
+            inner: Arc::new(Inner {
+                dir: dir.to_path_buf(),
+                slots,
+            }),
+        })
     }
 
-    pub fn pool(&self, name: StoreName) -> &SqlitePool {
-        self.pools
+    fn slot(&self, name: StoreName) -> &Mutex<Slot> {
+        self.inner
+            .slots
             .get(&name)
-            .expect("Stores::open opens a pool for every StoreName")
+            .expect("Stores::open makes a slot for every StoreName")
     }
 
-    /// Starts a write transaction that holds the store's write lock from its first statement.
-    pub async fn begin(
-        &self,
-        name: StoreName,
-    ) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
-        self.pool(name).begin_with("BEGIN IMMEDIATE").await
+    /// The store's connection, opened again first if it was closed for being idle.
+    pub async fn conn(&self, name: StoreName) -> Result<StoreConn<'_>, sqlx::Error> {
+        let mut slot = tokio::time::timeout(LOCK_TIMEOUT, self.slot(name).lock())
+            .await
+            .map_err(|_| sqlx::Error::PoolTimedOut)?;
+        if slot.closed {
+            return Err(sqlx::Error::PoolClosed);
+        }
+        if slot.conn.is_none() {
+            let file = self.inner.dir.join(name.file());
+            slot.conn = Some(connect_options(&file)?.connect().await?);
+        }
+        slot.used = Instant::now();
+        Ok(StoreConn { slot })
+    }
+
+    /// Starts a write transaction on one store. The connection is the store's only one, so
+    /// nothing can take the write lock from under it.
+    pub async fn begin(&self, name: StoreName) -> Result<StoreTx<'_>, sqlx::Error> {
+        let mut conn = self.conn(name).await?;
+        SqliteTransactionManager::begin(&mut conn, None).await?;
+        Ok(StoreTx { conn, open: true })
+    }
+
+    /// Closes the connection of every service store unused for `idle` or longer (a store in
+    /// use is left alone), and says when the next one will have been idle that long. The lab
+    /// store stays open: event streams read its log without asking the owner.
+    pub async fn close_idle(&self, idle: Duration) -> Option<Instant> {
+        let mut next = None;
+        for (name, slot) in &self.inner.slots {
+            if *name == StoreName::Lab {
+                continue;
+            }
+            let Ok(mut slot) = slot.try_lock() else {
+                continue;
+            };
+            if slot.conn.is_none() {
+                continue;
+            }
+            let due = slot.used + idle;
+            if due <= Instant::now() {
+                if let Some(conn) = slot.conn.take() {
+                    let _ = conn.close().await;
+                }
+            } else {
+                next = Some(next.map_or(due, |n: Instant| n.min(due)));
+            }
+        }
+        next
+    }
+
+    /// How many of the stores have a connection open.
+    pub async fn open_count(&self) -> usize {
+        let mut n = 0;
+        for slot in self.inner.slots.values() {
+            n += usize::from(slot.lock().await.conn.is_some());
+        }
+        n
     }
 
     /// Empties every service table and puts back the rows of the lesson's start. The lab store's
@@ -194,7 +352,7 @@ impl Stores {
              WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_sqlx_migrations'
              ORDER BY rowid",
         )
-        .fetch_all(self.pool(name))
+        .fetch_all(&mut *self.conn(name).await?)
         .await
     }
 
@@ -214,7 +372,7 @@ impl Stores {
                 );
                 let rows = sqlx::query(&sql)
                     .bind(rows)
-                    .fetch_all(self.pool(name))
+                    .fetch_all(&mut *self.conn(name).await?)
                     .await?;
                 tables.insert(
                     format!("{}.{}", name.id(), table),
@@ -225,10 +383,15 @@ impl Stores {
         Ok(tables)
     }
 
-    /// Closes every pool, waiting for their connections to finish.
+    /// Closes every store, waiting for statements under way to finish; nothing opens them
+    /// again through these `Stores` (or their clones).
     pub async fn close(&self) {
-        for pool in self.pools.values() {
-            pool.close().await;
+        for slot in self.inner.slots.values() {
+            let mut slot = slot.lock().await;
+            slot.closed = true;
+            if let Some(conn) = slot.conn.take() {
+                let _ = conn.close().await;
+            }
         }
     }
 }
@@ -280,7 +443,7 @@ mod tests {
         let stores = Stores::open(dir.path()).await.unwrap();
         stores.reset_services().await.unwrap();
         let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
-            .fetch_one(stores.pool(StoreName::Payments))
+            .fetch_one(&mut *stores.conn(StoreName::Payments).await.unwrap())
             .await
             .unwrap();
         assert_eq!(mode, "wal");
@@ -299,5 +462,61 @@ mod tests {
             2
         );
         stores.close().await;
+    }
+
+    #[tokio::test]
+    async fn an_idle_store_closes_and_opens_again_with_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let stores = Stores::open(dir.path()).await.unwrap();
+        stores.reset_services().await.unwrap();
+        // One connection a file, in exclusive locking mode: the WAL's index is in memory, so
+        // no store has a -shm file, and its write lock is its own.
+        for name in StoreName::ALL {
+            assert!(dir.path().join(name.file()).exists());
+            let shm = dir.path().join(format!("{}-shm", name.file()));
+            assert!(!shm.exists(), "{} has a -shm file", name.id());
+        }
+        assert_eq!(stores.open_count().await, StoreName::ALL.len());
+        // Not idle long enough: nothing closes, and the next check is due.
+        assert!(stores.close_idle(Duration::from_secs(3600)).await.is_some());
+        assert_eq!(stores.open_count().await, StoreName::ALL.len());
+        // Idle: every service store closes, and nothing is due; the lab store, which event
+        // streams read, stays open.
+        assert_eq!(stores.close_idle(Duration::ZERO).await, None);
+        assert_eq!(stores.open_count().await, 1);
+        // The next use opens the store again, rows and all.
+        let mut tx = stores.begin(StoreName::Payments).await.unwrap();
+        sqlx::query("INSERT INTO ledger (transfer_id, txn, user_id, counterparty, amount, balance_after, idem_key, at_ms, lab_intent) VALUES ('t', 'TXN-1', 'shimul', 'tithi', -500, 1500, 'k', 0, 'i')")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        assert_eq!(stores.open_count().await, 2);
+        // A transaction dropped without its commit is rolled back.
+        {
+            let mut tx = stores.begin(StoreName::Payments).await.unwrap();
+            sqlx::query("DELETE FROM ledger")
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+        }
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM ledger")
+            .fetch_one(&mut *stores.conn(StoreName::Payments).await.unwrap())
+            .await
+            .unwrap();
+        assert_eq!(n, 1);
+        // Closed for good: nothing opens it again, so another process may.
+        stores.close().await;
+        assert!(matches!(
+            stores.conn(StoreName::Payments).await,
+            Err(sqlx::Error::PoolClosed)
+        ));
+        let again = Stores::open(dir.path()).await.unwrap();
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM ledger")
+            .fetch_one(&mut *again.conn(StoreName::Payments).await.unwrap())
+            .await
+            .unwrap();
+        assert_eq!(n, 1);
+        again.close().await;
     }
 }

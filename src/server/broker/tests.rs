@@ -50,7 +50,7 @@ fn keys_keep_to_one_partition() {
 #[tokio::test]
 async fn offsets_count_up_per_partition() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, None, 0).await.unwrap();
     let a = produce(&mut c, p, "transfers", "k", "one", None, None, 0)
         .await
@@ -76,7 +76,7 @@ async fn offsets_count_up_per_partition() {
 #[tokio::test]
 async fn an_idempotent_producer_resend_is_dropped_and_answered_with_the_first_offset() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, None, 0).await.unwrap();
     let first = produce(&mut c, p, "transfers", "k", "v", Some(0), None, 0)
         .await
@@ -95,7 +95,7 @@ async fn an_idempotent_producer_resend_is_dropped_and_answered_with_the_first_of
 #[tokio::test]
 async fn a_resent_request_of_many_records_is_dropped_whole() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, None, 0).await.unwrap();
     // Twelve records with one key, so one partition: sequences 0 to 11.
     let values: Vec<String> = (0..12).map(|i| format!("v{i}")).collect();
@@ -134,7 +134,7 @@ async fn a_resent_request_of_many_records_is_dropped_whole() {
 #[tokio::test]
 async fn without_sequence_numbers_a_resend_is_appended_again() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, None, 0).await.unwrap();
     produce(&mut c, p, "transfers", "k", "v", None, None, 0)
         .await
@@ -150,7 +150,7 @@ async fn without_sequence_numbers_a_resend_is_appended_again() {
 #[tokio::test]
 async fn only_the_last_five_batches_are_remembered() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, None, 0).await.unwrap();
     for seq in 0..6 {
         produce(
@@ -184,7 +184,7 @@ async fn only_the_last_five_batches_are_remembered() {
 #[tokio::test]
 async fn a_producer_idle_for_a_day_is_forgotten() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, None, 0).await.unwrap();
     produce(&mut c, p, "transfers", "k", "v", Some(0), None, 0)
         .await
@@ -204,7 +204,7 @@ async fn a_producer_idle_for_a_day_is_forgotten() {
 #[tokio::test]
 async fn read_committed_hides_open_and_aborted_transactions() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, Some("fraud-check"), 0).await.unwrap();
     let txn = begin_transaction(&mut c, p, "fraud-check", 0)
         .await
@@ -279,7 +279,7 @@ async fn read_committed_hides_open_and_aborted_transactions() {
 #[tokio::test]
 async fn offsets_sent_in_a_transaction_count_only_if_it_commits() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, Some("fraud-check"), 0).await.unwrap();
     let txn = begin_transaction(&mut c, p, "fraud-check", 0)
         .await
@@ -302,7 +302,7 @@ async fn offsets_sent_in_a_transaction_count_only_if_it_commits() {
 #[tokio::test]
 async fn a_new_instance_fences_the_old_one_and_aborts_its_transaction() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let old = init_producer(&mut c, Some("fraud-check"), 0).await.unwrap();
     let txn = begin_transaction(&mut c, old, "fraud-check", 0)
         .await
@@ -349,7 +349,7 @@ async fn a_new_instance_fences_the_old_one_and_aborts_its_transaction() {
 #[tokio::test]
 async fn retention_deletes_old_records_and_moves_the_log_start() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, None, 0).await.unwrap();
     let old = produce(&mut c, p, "transfers", "k", "old", None, None, 0)
         .await
@@ -378,7 +378,7 @@ async fn retention_deletes_old_records_and_moves_the_log_start() {
 #[tokio::test]
 async fn seeking_by_time_rewinds_a_group_for_a_replay() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, None, 0).await.unwrap();
     let mut last = None;
     for day in 0..6 {
@@ -415,7 +415,7 @@ async fn seeking_by_time_rewinds_a_group_for_a_replay() {
 #[tokio::test]
 async fn a_new_epoch_numbers_its_batches_from_zero_and_none_is_taken_for_a_resend() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let old = init_producer(&mut c, Some("fraud-check"), 0).await.unwrap();
     for seq in 0..3 {
         let a = produce(&mut c, old, "transfers", "k", "old", Some(seq), None, seq)
@@ -459,7 +459,7 @@ async fn a_new_epoch_numbers_its_batches_from_zero_and_none_is_taken_for_a_resen
 #[tokio::test]
 async fn a_batch_that_skips_a_sequence_number_is_refused_and_nothing_is_appended() {
     let (_dir, stores) = broker().await;
-    let mut c = stores.pool(StoreName::Broker).acquire().await.unwrap();
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
     let p = init_producer(&mut c, None, 0).await.unwrap();
     produce(&mut c, p, "transfers", "k", "v0", Some(0), None, 0)
         .await

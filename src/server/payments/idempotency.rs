@@ -251,7 +251,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let stores = Stores::open(dir.path()).await.unwrap();
         stores.reset_services().await.unwrap();
-        let mut c = stores.pool(StoreName::Payments).acquire().await.unwrap();
+        let mut c = stores.conn(StoreName::Payments).await.unwrap();
         let window = 48 * HOUR_MS;
         let day1 = DAY_MS + 9 * HOUR_MS;
         // The first claim wins; the same key again, 50 ms later, loses.

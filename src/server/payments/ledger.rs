@@ -41,17 +41,6 @@ pub fn transfer_id_for(user: &str, key: &str) -> String {
     format!("tr-{hex}")
 }
 
-/// Opening balance plus the sum of the ledger.
-pub async fn balance(conn: &mut SqliteConnection, user: &str) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
-        "SELECT a.opening_balance + COALESCE((SELECT SUM(amount) FROM ledger WHERE user_id = a.user_id), 0)
-         FROM accounts a WHERE a.user_id = ?1",
-    )
-    .bind(user)
-    .fetch_one(conn)
-    .await
-}
-
 /// Every account's balance, by user: opening balance plus the sum of its ledger rows.
 pub async fn balances(conn: &mut SqliteConnection) -> Result<Vec<(String, i64)>, sqlx::Error> {
     sqlx::query_as(
@@ -63,14 +52,23 @@ pub async fn balances(conn: &mut SqliteConnection) -> Result<Vec<(String, i64)>,
     .await
 }
 
-/// The next receipt number: TXN-88412 for the sandbox's first debit, counting up. Ledger rows
-/// are never deleted (a reset empties the table), so the highest entry id is their count, read
-/// from the end of the primary key instead of by counting every row.
-pub async fn next_txn(conn: &mut SqliteConnection) -> Result<String, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(entry_id), 0) FROM ledger")
-        .fetch_one(conn)
-        .await?;
-    Ok(txn_label(n))
+/// The user's balance and the receipt number the next debit gets (TXN-88412 for the sandbox's
+/// first, counting up), read in one statement. Ledger rows are never deleted (a reset empties
+/// the table), so the highest entry id is their count, read from the end of the primary key
+/// instead of by counting every row.
+pub async fn balance_and_next_txn(
+    conn: &mut SqliteConnection,
+    user: &str,
+) -> Result<(i64, String), sqlx::Error> {
+    let (balance, n): (i64, i64) = sqlx::query_as(
+        "SELECT a.opening_balance + COALESCE((SELECT SUM(amount) FROM ledger WHERE user_id = a.user_id), 0),
+                (SELECT COALESCE(MAX(entry_id), 0) FROM ledger)
+         FROM accounts a WHERE a.user_id = ?1",
+    )
+    .bind(user)
+    .fetch_one(conn)
+    .await?;
+    Ok((balance, txn_label(n)))
 }
 
 /// Appends a debit. `Ok(false)` when UNIQUE(transfer_id) refuses it.

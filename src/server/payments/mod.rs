@@ -86,14 +86,24 @@ async fn receive(
         );
     } else {
         let since = window_start(world, now);
-        let mut tx = world.stores.begin(StoreName::Payments).await?;
+        // No transaction around these: the claim is one statement, atomic and committed on its
+        // own, and nothing else writes to the store between it and the read that may follow
+        // (the owner runs one step at a time, through the store's one connection).
+        let mut conn = world.stores.conn(StoreName::Payments).await?;
         // With the atomic claim, do not look first: one INSERT, and its conflict decides. Only
         // a claim that lost reads the row it lost to, to answer from it.
         if first == First::Claim
-            && idempotency::claim(&mut tx, &req.user, req.key.as_str(), &req.hash, since, now)
-                .await?
+            && idempotency::claim(
+                &mut conn,
+                &req.user,
+                req.key.as_str(),
+                &req.hash,
+                since,
+                now,
+            )
+            .await?
         {
-            tx.commit().await?;
+            drop(conn);
             cx.record(
                 Layer::Api,
                 EventKind::KeyClaimed,
@@ -114,8 +124,8 @@ async fn receive(
                 return Ok(());
             }
         } else {
-            let found = idempotency::look_up(&mut tx, &req.user, req.key.as_str(), since).await?;
-            tx.commit().await?;
+            let found = idempotency::look_up(&mut conn, &req.user, req.key.as_str(), since).await?;
+            drop(conn);
             match decide::decide(found.as_ref(), &req.hash, &world.safeguards) {
                 Decision::OtherBody => {
                     cx.record(
@@ -162,7 +172,7 @@ async fn receive(
                 }
                 Decision::Run => {
                     // The claim refuses only when a row inside the window holds the key, and
-                    // nothing else writes between the claim and this read (one transaction).
+                    // nothing else writes between the claim and this read.
                     debug_assert!(
                         first != First::Claim,
                         "a claim that lost has a row to answer from"
@@ -212,7 +222,7 @@ async fn complete(
         format!("tr-{a:016x}{b:016x}")
     };
     let mut tx = world.stores.begin(StoreName::Payments).await?;
-    let balance = ledger::balance(&mut tx, &req.user).await?;
+    let (balance, txn) = ledger::balance_and_next_txn(&mut tx, &req.user).await?;
     let amount = req.body.amount;
     let mut new_event: Option<TransferDone> = None;
     let reply = if amount > balance {
@@ -231,7 +241,7 @@ async fn complete(
     } else {
         let entry = ledger::Entry {
             transfer_id: transfer_id.clone(),
-            txn: ledger::next_txn(&mut tx).await?,
+            txn,
             user_id: req.user.clone(),
             counterparty: req.body.to.clone(),
             amount: -amount,

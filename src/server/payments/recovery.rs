@@ -26,7 +26,7 @@ pub async fn recover_stuck(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
     // A run comes when a claim's 60 s are up, when the sandbox opens and when the safeguard is
     // switched on (`Job::StuckRecovery`): look first, and take the write lock only when there
     // is something to resolve (nothing else writes between steps, so the look stays true).
-    let mut conn = world.stores.pool(StoreName::Payments).acquire().await?;
+    let mut conn = world.stores.conn(StoreName::Payments).await?;
     let rows = idempotency::stuck(&mut conn, now - STUCK_AFTER_MS).await?;
     drop(conn);
     if rows.is_empty() {

@@ -19,7 +19,7 @@ pub async fn consume(
     let partitions = partitions(world, topic).await?;
     for partition in 0..partitions {
         let (records, next, start) = {
-            let mut conn = world.stores.pool(StoreName::Broker).acquire().await?;
+            let mut conn = world.stores.conn(StoreName::Broker).await?;
             let start = broker::position(&mut conn, group, topic, partition).await?;
             let (records, next) =
                 broker::fetch(&mut conn, topic, partition, start, BATCH, true).await?;
@@ -81,7 +81,7 @@ pub(super) async fn fraud_batch(
                 "SELECT COUNT(*) FROM transactions WHERE transactional_id = ?1 AND state = 'ONGOING'",
             )
             .bind(FRAUD_TXN_ID)
-            .fetch_one(world.stores.pool(StoreName::Broker))
+            .fetch_one(&mut *world.stores.conn(StoreName::Broker).await?)
             .await?;
             let p = new_producer(world, transactional.then_some(FRAUD_TXN_ID), now).await?;
             if open > 0 {

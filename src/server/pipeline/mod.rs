@@ -96,12 +96,12 @@ impl From<BrokerError> for sqlx::Error {
 pub async fn pending(world: &LabWorld) -> Result<Vec<Step>, sqlx::Error> {
     let mut steps = Vec::new();
     let unsent: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE sent_ms IS NULL")
-        .fetch_one(world.stores.pool(StoreName::Payments))
+        .fetch_one(&mut *world.stores.conn(StoreName::Payments).await?)
         .await?;
     if unsent > 0 {
         steps.push(Step::Relay);
     }
-    let mut conn = world.stores.pool(StoreName::Broker).acquire().await?;
+    let mut conn = world.stores.conn(StoreName::Broker).await?;
     for consumer in Consumer::ALL {
         let topic = consumer.topic();
         let partitions = broker::partitions(&mut conn, topic).await?.unwrap_or(0);
@@ -117,7 +117,7 @@ pub async fn pending(world: &LabWorld) -> Result<Vec<Step>, sqlx::Error> {
 }
 
 pub(super) async fn partitions(world: &LabWorld, topic: &str) -> Result<i64, sqlx::Error> {
-    let mut conn = world.stores.pool(StoreName::Broker).acquire().await?;
+    let mut conn = world.stores.conn(StoreName::Broker).await?;
     Ok(broker::partitions(&mut conn, topic).await?.unwrap_or(0))
 }
 

@@ -162,7 +162,7 @@ pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sq
     let now = cx.now();
     let rows: Vec<(String, String, String)> = sqlx::query_as(sql::OUTBOX_UNSENT)
         .bind(RELAY_BATCH)
-        .fetch_all(world.stores.pool(StoreName::Payments))
+        .fetch_all(&mut *world.stores.conn(StoreName::Payments).await?)
         .await?;
     if rows.is_empty() {
         return Ok(());

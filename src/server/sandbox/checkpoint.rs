@@ -130,7 +130,7 @@ impl Owner {
         if !self
             .checkpoints
             .as_ref()
-            .is_some_and(|c| c.due(self.last_event))
+            .is_some_and(|c| c.due(self.last_event + self.pending.len() as i64))
         {
             return Ok(());
         }
@@ -142,6 +142,8 @@ impl Owner {
         let Some(root) = self.checkpoints.as_ref().map(|c| c.root.clone()) else {
             return Ok(());
         };
+        // The checkpoint stands after the last event logged: log the ones waiting first.
+        self.flush_events().await?;
         let started = Instant::now();
         let dir = root.join(self.last_event.to_string());
         remove_dir(&dir).await?;
@@ -150,15 +152,14 @@ impl Owner {
             let file = dir.join(format!("{}.sqlite", name.id()));
             sqlx::query("VACUUM INTO ?1")
                 .bind(file.to_string_lossy().into_owned())
-                .execute(self.world.stores.pool(name))
+                .execute(&mut *self.world.stores.conn(name).await?)
                 .await?;
         }
-        let lab = self.world.stores.pool(StoreName::Lab);
         let (intents, inputs, input_id): (i64, i64, i64) = sqlx::query_as(
             "SELECT (SELECT COALESCE(MAX(rowid), 0) FROM intents), (SELECT COUNT(*) FROM inputs),
                     (SELECT COALESCE(MAX(id), 0) FROM inputs)",
         )
-        .fetch_one(lab)
+        .fetch_one(&mut *self.world.stores.conn(StoreName::Lab).await?)
         .await?;
         let checkpoint = Checkpoint {
             last_event: self.last_event,
@@ -244,7 +245,7 @@ impl Owner {
 pub(super) async fn rewind_from(
     scratch: &Path,
     id: Uuid,
-    log: &SqlitePool,
+    log: &Stores,
     mut run: Run,
     cp: Arc<Checkpoint>,
     event_id: i64,
@@ -258,7 +259,7 @@ pub(super) async fn rewind_from(
     let lab = scratch.join(format!("{}.sqlite", StoreName::Lab.id()));
     sqlx::query("VACUUM INTO ?1")
         .bind(lab.to_string_lossy().into_owned())
-        .execute(log)
+        .execute(&mut *log.conn(StoreName::Lab).await?)
         .await?;
     let stores = Stores::open(scratch).await?;
     let cut = cut_lab_store(&stores, &cp, event_id).await;
@@ -292,6 +293,8 @@ pub(super) async fn rewind_from(
         clock: watch::channel(clock).0,
         step_times: Default::default(),
         last_event: cp.last_event,
+        pending: Vec::new(),
+        idle_check: None,
         stop_at: None,
         promises: cp.promises,
         check_every_step: invariants::every_step(),

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Events one insert statement carries (six values each, well inside SQLite's limit).
-const EVENTS_PER_INSERT: usize = 500;
+pub(super) const EVENTS_PER_INSERT: usize = 500;
 
 impl EventRow {
     /// The event, or `None` for a row this version cannot read (never written by it).
@@ -34,11 +34,19 @@ impl Owner {
         }
     }
 
-    /// Stores events in the event log and then sends them to every stream. A step's events go
-    /// in with one statement (one multi-row insert, atomic on its own), so storing them costs
-    /// one round trip to the store however many there are; a step of more than
-    /// [`EVENTS_PER_INSERT`] events takes several, in one transaction.
+    /// Stores events in the event log, after any still waiting from steps already run, and
+    /// then sends them to every stream.
     pub(super) async fn publish(&mut self, events: Vec<NewEvent>) -> Result<(), LabError> {
+        self.pending.extend(events);
+        self.flush_events().await
+    }
+
+    /// Stores the events waiting in the event log and then sends them to every stream. They go
+    /// in with one statement (one multi-row insert, atomic on its own), so storing them costs
+    /// one round trip to the store however many there are; more than [`EVENTS_PER_INSERT`]
+    /// take several, in one transaction.
+    pub(super) async fn flush_events(&mut self) -> Result<(), LabError> {
+        let events = std::mem::take(&mut self.pending);
         if events.is_empty() {
             return Ok(());
         }
@@ -85,7 +93,7 @@ impl Owner {
                 Some(tx) => query.fetch_all(&mut **tx).await?,
                 None => {
                     query
-                        .fetch_all(self.world.stores.pool(StoreName::Lab))
+                        .fetch_all(&mut *self.world.stores.conn(StoreName::Lab).await?)
                         .await?
                 }
             };
@@ -122,7 +130,7 @@ impl Owner {
             .bind(c.now_ms)
             .bind(c.steps_run as i64)
             .bind(input.to_json().to_string())
-            .execute(self.world.stores.pool(StoreName::Lab))
+            .execute(&mut *self.world.stores.conn(StoreName::Lab).await?)
             .await?;
         Ok(())
     }

@@ -136,7 +136,8 @@ impl SandboxHandle {
             return Ok(Rewind::FromStart(run));
         };
         let (id, log) = (self.id, self.log.clone());
-        let task = tokio::spawn(async move {
+        // On a lane, as a sandbox runs: the rewind's scratch stores are opened there.
+        let task = lanes::spawn(async move {
             let state = checkpoint::rewind_from(&scratch, id, &log, run, cp, event_id, rows).await;
             if let Err(e) = tokio::fs::remove_dir_all(&scratch).await {
                 if e.kind() != std::io::ErrorKind::NotFound {
@@ -156,7 +157,7 @@ impl SandboxHandle {
             "SELECT (SELECT COUNT(*) FROM events WHERE id = ?1), COUNT(*) FROM events WHERE id <= ?1",
         )
         .bind(event_id)
-        .fetch_one(&self.log)
+        .fetch_one(&mut *self.log.conn(StoreName::Lab).await?)
         .await?;
         Ok((exists == 1).then_some(position))
     }
@@ -210,7 +211,7 @@ impl SandboxHandle {
         )
         .bind(after_id)
         .bind(limit)
-        .fetch_all(&self.log)
+        .fetch_all(&mut *self.log.conn(StoreName::Lab).await?)
         .await?;
         Ok(rows.into_iter().filter_map(EventRow::into_event).collect())
     }

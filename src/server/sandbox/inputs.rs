@@ -26,7 +26,7 @@ impl Owner {
         .bind(&request.user)
         .bind(request.body.amount)
         .bind(self.sim.now())
-        .execute(self.world.stores.pool(StoreName::Lab))
+        .execute(&mut *self.world.stores.conn(StoreName::Lab).await?)
         .await?;
         let call = self.world.net.accept(reply);
         let now = self.sim.now();
@@ -187,9 +187,11 @@ impl Owner {
     /// timeline (event ids keep counting up so a stream never sees an id twice).
     pub(super) async fn reset(&mut self) -> Result<(), LabError> {
         self.world.stores.reset_services().await?;
-        let lab = self.world.stores.pool(StoreName::Lab);
-        sqlx::query("DELETE FROM events").execute(lab).await?;
-        sqlx::query("DELETE FROM inputs").execute(lab).await?;
+        {
+            let mut lab = self.world.stores.conn(StoreName::Lab).await?;
+            sqlx::query("DELETE FROM events").execute(&mut *lab).await?;
+            sqlx::query("DELETE FROM inputs").execute(&mut *lab).await?;
+        }
         self.drop_checkpoints();
         self.world.safeguards = Safeguards::default();
         self.promises = Promises::all();
@@ -246,12 +248,7 @@ impl Owner {
         let now = self.sim.now();
         let transfer_id = format!("sv-{:016x}", self.sim.rng().next_u64());
         let loss = self.world.faults.request_loss_pct as f64 / 100.0;
-        let mut conn = self
-            .world
-            .stores
-            .pool(StoreName::Payments)
-            .acquire()
-            .await?;
+        let mut conn = self.world.stores.conn(StoreName::Payments).await?;
         let mut events = Vec::new();
         let mut arrived = 0;
         for copy in 1..=times {
@@ -319,7 +316,7 @@ impl Owner {
         if preset.seed != self.seed {
             sqlx::query("UPDATE sandbox SET seed = ?1 WHERE id = 1")
                 .bind(preset.seed as i64)
-                .execute(self.world.stores.pool(StoreName::Lab))
+                .execute(&mut *self.world.stores.conn(StoreName::Lab).await?)
                 .await?;
             self.seed = preset.seed;
         }

@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::json;
-use sqlx::sqlite::SqlitePool;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use uuid::Uuid;
 
@@ -20,6 +19,7 @@ use super::calls::{ApiReply, TransferRequest};
 use super::error::LabError;
 use super::invariants::{self, Promises};
 use super::jobs::Job;
+use super::lanes;
 use super::natural;
 use super::network::{NetStep, Network};
 use super::payments::ledger;
@@ -120,7 +120,8 @@ pub struct SandboxHandle {
     commands: mpsc::Sender<Command>,
     events: broadcast::Sender<Arc<TimelineEvent>>,
     clock: watch::Receiver<ClockState>,
-    log: SqlitePool,
+    /// The sandbox's stores, for reading the event log without a command.
+    log: Stores,
     last_used: Arc<Mutex<Instant>>,
 }
 
@@ -151,6 +152,12 @@ struct Owner {
     step_times: std::collections::HashMap<&'static str, StepTime>,
     /// The id of the newest event in the log.
     last_event: i64,
+    /// Events of steps already run, not yet in the log: a run of due steps stores its events
+    /// together, always before a command, a checkpoint or the owner's sleep
+    /// (`Owner::run_until`).
+    pending: Vec<NewEvent>,
+    /// When to close the stores that have been idle since ([`Stores::close_idle`]).
+    idle_check: Option<tokio::time::Instant>,
     /// While rebuilding the past (rewind): stop running steps once this event is logged.
     stop_at: Option<i64>,
     /// What the invariants may hold the sandbox to, given its safeguards since the last reset.
@@ -192,8 +199,22 @@ impl NewSandbox {
     };
 }
 
-/// Makes a new sandbox in `dir` (which must not hold one yet) and starts its owner.
+/// Makes a new sandbox in `dir` (which must not hold one yet) and starts its owner, on a lane
+/// of its own ([`lanes`]).
 pub async fn create(
+    dir: &Path,
+    id: Uuid,
+    seed: u64,
+    mode: ClockMode,
+    new: NewSandbox,
+) -> Result<SandboxHandle, LabError> {
+    let dir = dir.to_path_buf();
+    lanes::spawn(async move { create_here(&dir, id, seed, mode, new).await })
+        .await
+        .map_err(|_| LabError::Unavailable)?
+}
+
+async fn create_here(
     dir: &Path,
     id: Uuid,
     seed: u64,
@@ -211,7 +232,7 @@ pub async fn create(
         )
         .bind(new.customers)
         .bind(new.customer_opening)
-        .execute(stores.pool(StoreName::Payments))
+        .execute(&mut *stores.conn(StoreName::Payments).await?)
         .await?;
     }
     let safeguards = Safeguards::default();
@@ -228,7 +249,7 @@ pub async fn create(
     .bind(mode_id(mode))
     .bind(serde_json::to_string(&safeguards).expect("safeguards serialise"))
     .bind(serde_json::to_string(&faults).expect("faults serialise"))
-    .execute(stores.pool(StoreName::Lab))
+    .execute(&mut *stores.conn(StoreName::Lab).await?)
     .await?;
     start(dir, stores, new).await
 }
@@ -236,11 +257,16 @@ pub async fn create(
 /// Opens a sandbox saved in `dir` and starts its owner. The clock resumes where it was saved;
 /// work that was in flight when the server stopped is gone, as after a crash.
 pub async fn open(dir: &Path) -> Result<SandboxHandle, LabError> {
-    if !dir.join(format!("{}.sqlite", StoreName::Lab.id())).exists() {
+    if !dir.join(StoreName::Lab.file()).exists() {
         return Err(LabError::NotFound);
     }
-    let stores = Stores::open(dir).await?;
-    start(dir, stores, NewSandbox::STUDENT).await
+    let dir = dir.to_path_buf();
+    lanes::spawn(async move {
+        let stores = Stores::open(&dir).await?;
+        start(&dir, stores, NewSandbox::STUDENT).await
+    })
+    .await
+    .map_err(|_| LabError::Unavailable)?
 }
 
 async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHandle, LabError> {
@@ -249,7 +275,7 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         "SELECT sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults
          FROM sandbox WHERE id = 1",
     )
-    .fetch_optional(stores.pool(StoreName::Lab))
+    .fetch_optional(&mut *stores.conn(StoreName::Lab).await?)
     .await?;
     let Some((
         sandbox_id,
@@ -285,7 +311,7 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
          ORDER BY updated_ms",
     )
     .bind(crate::server::payments::idempotency::KeyStatus::InProgress)
-    .fetch_all(stores.pool(StoreName::Payments))
+    .fetch_all(&mut *stores.conn(StoreName::Payments).await?)
     .await?;
     for claimed in claims {
         sim.schedule_at(Job::after_claim(claimed), Step::Job(Job::StuckRecovery));
@@ -297,9 +323,9 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         ClockMode::Live
     };
     let promises = promises_since_reset(&stores).await?;
-    let log = stores.pool(StoreName::Lab).clone();
+    let log = stores.clone();
     let last_event: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM events")
-        .fetch_one(&log)
+        .fetch_one(&mut *log.conn(StoreName::Lab).await?)
         .await?;
     let (events, _) = broadcast::channel(EVENT_BUFFER);
     let (clock_tx, clock_rx) = watch::channel(ClockState {
@@ -327,6 +353,8 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         clock: clock_tx,
         step_times: Default::default(),
         last_event,
+        pending: Vec::new(),
+        idle_check: None,
         stop_at: None,
         promises,
         check_every_step: new.check_every_step && invariants::every_step(),
@@ -379,7 +407,7 @@ async fn promises_since_reset(stores: &Stores) -> Result<Promises, LabError> {
     let changes: Vec<String> = sqlx::query_scalar(
         "SELECT input FROM inputs WHERE input LIKE '{\"safeguards\":%' ORDER BY id",
     )
-    .fetch_all(stores.pool(StoreName::Lab))
+    .fetch_all(&mut *stores.conn(StoreName::Lab).await?)
     .await?;
     let mut guards = Safeguards::default();
     let mut promises = Promises::all();

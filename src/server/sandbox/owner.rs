@@ -2,19 +2,30 @@
 //! stored and published before the next runs, the invariants checked when asked, and how long each
 //! kind of step takes.
 
+use super::events::EVENTS_PER_INSERT;
 use super::*;
+use crate::server::store::STORE_IDLE;
 
 impl Owner {
     pub(super) async fn run(&mut self, mut rx: mpsc::Receiver<Command>) -> Result<(), LabError> {
         loop {
             let wake = self.next_wake();
+            let idle = self.idle_check;
             let command = tokio::select! {
                 c = rx.recv() => c,
                 _ = sleep_until(wake), if wake.is_some() => {
                     self.catch_up().await?;
+                    self.idle_check = Some(tokio::time::Instant::now() + STORE_IDLE);
+                    continue;
+                }
+                _ = sleep_until(idle), if idle.is_some() => {
+                    // A sandbox left open but unused (a student reading) keeps no store of its
+                    // services open; the next step or command opens what it needs again.
+                    self.idle_check = self.world.stores.close_idle(STORE_IDLE).await.map(Into::into);
                     continue;
                 }
             };
+            self.idle_check = Some(tokio::time::Instant::now() + STORE_IDLE);
             let Some(command) = command else {
                 self.save().await?;
                 return Ok(());
@@ -127,8 +138,15 @@ impl Owner {
         Ok(())
     }
 
-    /// Runs due steps in order, at most `max` of them, each one's events stored and published
-    /// before the next runs. Returns how many ran.
+    /// Runs due steps in order, at most `max` of them. Their events wait in memory and go into
+    /// the log [`EVENTS_PER_INSERT`] at a time, and all of them before this returns (so before
+    /// any command, and before the owner sleeps) and before a checkpoint: one statement for a
+    /// run of steps instead of one per step. While a rewind looks for its event, each step's
+    /// events are stored before the next step runs. Returns how many steps ran.
+    ///
+    /// A `kill -9` in the middle of a run loses the events still waiting, as it loses every
+    /// step's work in memory: what the steps committed to their stores stays, and a restart
+    /// carries on from the stores (ARCHITECTURE.md, "Time and order").
     pub(super) async fn run_until(
         &mut self,
         until: Option<i64>,
@@ -144,13 +162,16 @@ impl Owner {
             let step_started = started;
             ran += 1;
             if let Err(e) = step.result {
-                // A failing store is a broken sandbox, not a lesson: say so and stop.
+                // A failing store is a broken sandbox, not a lesson: say so and stop, with the
+                // steps before it logged.
                 tracing::error!(sandbox = %self.id, "step failed at {}: {e}", step.at_ms);
+                let _ = self.flush_events().await;
                 return Err(LabError::Store(e));
             }
-            let started = Instant::now();
-            self.publish(step.events).await?;
-            self.note_time("event log: store and broadcast", started);
+            self.pending.extend(step.events);
+            if self.pending.len() >= EVENTS_PER_INSERT || self.stop_at.is_some() {
+                self.timed_flush().await?;
+            }
             self.note_checkpoint_time(step_started.elapsed());
             self.verify(step.name).await?;
             // A rewind stops the moment the event it wants is in the log.
@@ -159,7 +180,18 @@ impl Owner {
             }
             self.maybe_checkpoint().await?;
         }
+        self.timed_flush().await?;
         Ok(ran)
+    }
+
+    async fn timed_flush(&mut self) -> Result<(), LabError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        self.flush_events().await?;
+        self.note_time("event log: store and broadcast", started);
+        Ok(())
     }
 
     pub(super) fn note_time(&mut self, name: &'static str, started: Instant) {

@@ -20,7 +20,7 @@ impl Owner {
         .bind(c.steps_run as i64)
         .bind(serde_json::to_string(&self.world.safeguards).expect("safeguards serialise"))
         .bind(serde_json::to_string(&self.world.faults).expect("faults serialise"))
-        .execute(self.world.stores.pool(StoreName::Lab))
+        .execute(&mut *self.world.stores.conn(StoreName::Lab).await?)
         .await?;
         Ok(())
     }

@@ -5,10 +5,9 @@ use super::*;
 
 impl Owner {
     pub(super) async fn export_run(&mut self) -> Result<Run, LabError> {
-        let lab = self.world.stores.pool(StoreName::Lab);
         let rows: Vec<(i64, i64, String)> =
             sqlx::query_as("SELECT at_ms, after_step, input FROM inputs ORDER BY id")
-                .fetch_all(lab)
+                .fetch_all(&mut *self.world.stores.conn(StoreName::Lab).await?)
                 .await?;
         let inputs = rows
             .into_iter()
@@ -37,7 +36,7 @@ impl Owner {
         let rows: Vec<(i64, String, String, Option<String>, String, String)> = sqlx::query_as(
             "SELECT at_ms, layer, kind, correlation, outcome, details FROM events ORDER BY id",
         )
-        .fetch_all(self.world.stores.pool(StoreName::Lab))
+        .fetch_all(&mut *self.world.stores.conn(StoreName::Lab).await?)
         .await?;
         let mut hash = Sha256::new();
         for (i, mut row) in rows.into_iter().enumerate() {
@@ -143,7 +142,7 @@ impl Owner {
         let mut state = self.state(rows).await?;
         let at: Option<i64> = sqlx::query_scalar("SELECT at_ms FROM events WHERE id = ?1")
             .bind(event_id)
-            .fetch_optional(self.world.stores.pool(StoreName::Lab))
+            .fetch_optional(&mut *self.world.stores.conn(StoreName::Lab).await?)
             .await?;
         if let Some(at) = at {
             state.clock.now_ms = at;

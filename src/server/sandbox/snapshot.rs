@@ -7,20 +7,18 @@ use super::*;
 impl Owner {
     pub(super) async fn state(&mut self, rows: i64) -> Result<SandboxState, LabError> {
         let stores = &self.world.stores;
-        let payments =
-            ledger::balances(&mut *stores.pool(StoreName::Payments).acquire().await?).await?;
+        let payments = ledger::balances(&mut *stores.conn(StoreName::Payments).await?).await?;
         let wallet: Vec<(String, i64)> = sqlx::query_as(
             "SELECT w.user_id, w.opening_balance + COALESCE(SUM(c.amount), 0)
              FROM wallets w LEFT JOIN credits c ON c.user_id = w.user_id
              GROUP BY w.user_id ORDER BY w.user_id",
         )
-        .fetch_all(stores.pool(StoreName::Wallet))
+        .fetch_all(&mut *stores.conn(StoreName::Wallet).await?)
         .await?;
         let mut tables = stores.snapshot(rows).await?;
         // Computed here from the whole log, not by the page from rows cut to the newest.
         let stable =
-            broker::last_stable_offsets(&mut *stores.pool(StoreName::Broker).acquire().await?)
-                .await?;
+            broker::last_stable_offsets(&mut *stores.conn(StoreName::Broker).await?).await?;
         if let Some(partitions) = tables.get_mut("broker.partitions") {
             for row in partitions.iter_mut() {
                 let lso = stable
