@@ -15,7 +15,7 @@ impl Owner {
                 c = rx.recv() => c,
                 _ = sleep_until(wake), if wake.is_some() => {
                     self.catch_up().await?;
-                    self.idle_check = Some(tokio::time::Instant::now() + STORE_IDLE);
+                    self.arm_idle_check();
                     continue;
                 }
                 _ = sleep_until(idle), if idle.is_some() => {
@@ -25,7 +25,7 @@ impl Owner {
                     continue;
                 }
             };
-            self.idle_check = Some(tokio::time::Instant::now() + STORE_IDLE);
+            self.arm_idle_check();
             let Some(command) = command else {
                 self.save().await?;
                 return Ok(());
@@ -192,6 +192,14 @@ impl Owner {
         self.flush_events().await?;
         self.note_time("event log: store and broadcast", started);
         Ok(())
+    }
+
+    /// After work that may have opened a store: look for idle stores `STORE_IDLE` from now,
+    /// unless a look is already due (each store's own last use decides whether it closes).
+    fn arm_idle_check(&mut self) {
+        if self.idle_check.is_none() {
+            self.idle_check = Some(tokio::time::Instant::now() + STORE_IDLE);
+        }
     }
 
     pub(super) fn note_time(&mut self, name: &'static str, started: Instant) {
