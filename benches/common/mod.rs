@@ -10,9 +10,8 @@ use pocketpay_lab::server::store::{StoreName, Stores};
 
 /// Transfer `i` of ৳1 from Shimul to Tithi under key `raw-{i}`: the claim (one statement, as
 /// the API runs it), then balance and receipt number, debit and stored response in one
-/// transaction. With `outbox`, the
-/// second also writes the outbox row and counts the intent's debits, as the API does with the
-/// outbox on.
+/// transaction. With `outbox`, the transaction also writes the outbox row and counts the
+/// intent's debits, as the API does with the outbox on.
 pub async fn api_transfer(stores: &Stores, i: usize, outbox: bool) {
     let key = format!("raw-{i}");
     let now = START_MS + i as i64;

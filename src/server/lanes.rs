@@ -75,26 +75,48 @@ where
     lanes.runtimes[i].spawn(future)
 }
 
-/// How many lanes there are: the processors this process may use.
-pub fn count() -> usize {
-    lanes().runtimes.len()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The processors a thread may run on, as the kernel lists them (`0-1`, `1`).
+    fn cpus_allowed() -> String {
+        std::fs::read_to_string("/proc/thread-self/status")
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap()
+            .trim()
+            .to_owned()
+    }
+
     #[tokio::test]
-    async fn work_spawned_on_lanes_runs_on_the_lane_threads() {
-        let mut names = std::collections::BTreeSet::new();
-        for _ in 0..count() * 2 {
-            let name = spawn(async { std::thread::current().name().map(str::to_owned) })
-                .await
-                .unwrap()
-                .unwrap();
+    async fn a_lane_and_the_threads_it_starts_keep_to_one_processor() {
+        let lanes = lanes().runtimes.len();
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..lanes * 2 {
+            let (name, lane, started) = spawn(async {
+                let name = std::thread::current().name().map(str::to_owned);
+                // As a database connection's thread is started: from the lane's thread.
+                let started = std::thread::spawn(cpus_allowed).join().unwrap();
+                (name, cpus_allowed(), started)
+            })
+            .await
+            .unwrap();
+            let name = name.unwrap();
             assert!(name.starts_with("sandbox-lane-"), "{name}");
-            names.insert(name);
+            assert_eq!(
+                started, lane,
+                "a thread started on {name} left its processor"
+            );
+            if core_affinity::get_core_ids().is_some_and(|ids| ids.len() > 1) {
+                assert!(
+                    lane.parse::<usize>().is_ok(),
+                    "{name} may run on {lane}, not one processor"
+                );
+            }
+            seen.insert((name, lane));
         }
-        assert!(names.len() <= count());
+        assert!(seen.len() <= lanes);
     }
 }

@@ -310,7 +310,8 @@ impl Stores {
     }
 
     /// How many of the stores have a connection open.
-    pub async fn open_count(&self) -> usize {
+    #[cfg(test)]
+    async fn open_count(&self) -> usize {
         let mut n = 0;
         for slot in self.inner.slots.values() {
             n += usize::from(slot.lock().await.conn.is_some());
@@ -500,11 +501,7 @@ mod tests {
                 .await
                 .unwrap();
         }
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM ledger")
-            .fetch_one(&mut *stores.conn(StoreName::Payments).await.unwrap())
-            .await
-            .unwrap();
-        assert_eq!(n, 1);
+        assert_eq!(ledger_rows(&stores).await, 1);
         // Closed for good: nothing opens it again, so another process may.
         stores.close().await;
         assert!(matches!(
@@ -512,11 +509,14 @@ mod tests {
             Err(sqlx::Error::PoolClosed)
         ));
         let again = Stores::open(dir.path()).await.unwrap();
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM ledger")
-            .fetch_one(&mut *again.conn(StoreName::Payments).await.unwrap())
-            .await
-            .unwrap();
-        assert_eq!(n, 1);
+        assert_eq!(ledger_rows(&again).await, 1);
         again.close().await;
+    }
+
+    async fn ledger_rows(stores: &Stores) -> i64 {
+        sqlx::query_scalar("SELECT COUNT(*) FROM ledger")
+            .fetch_one(&mut *stores.conn(StoreName::Payments).await.unwrap())
+            .await
+            .unwrap()
     }
 }

@@ -152,7 +152,7 @@ impl Owner {
         remove_dir(&dir).await?;
         tokio::fs::create_dir_all(&dir).await?;
         for name in COPIED {
-            let file = dir.join(format!("{}.sqlite", name.id()));
+            let file = dir.join(name.file());
             sqlx::query("VACUUM INTO ?1")
                 .bind(file.to_string_lossy().into_owned())
                 .execute(&mut *self.world.stores.conn(name).await?)
@@ -256,10 +256,10 @@ pub(super) async fn rewind_from(
 ) -> Result<SandboxState, LabError> {
     tokio::fs::create_dir_all(scratch).await?;
     for name in COPIED {
-        let file = format!("{}.sqlite", name.id());
+        let file = name.file();
         tokio::fs::copy(cp.dir.join(&file), scratch.join(&file)).await?;
     }
-    let lab = scratch.join(format!("{}.sqlite", StoreName::Lab.id()));
+    let lab = scratch.join(StoreName::Lab.file());
     sqlx::query("VACUUM INTO ?1")
         .bind(lab.to_string_lossy().into_owned())
         .execute(&mut *log.conn(StoreName::Lab).await?)

@@ -136,8 +136,9 @@ impl SandboxHandle {
             return Ok(Rewind::FromStart(run));
         };
         let (id, log) = (self.id, self.log.clone());
-        // On a lane, as a sandbox runs: the rewind's scratch stores are opened there.
-        let task = lanes::spawn(async move {
+        // A task of its own, so the scratch folder goes even if the caller gives up; on a lane,
+        // as a sandbox runs, since the rewind's scratch stores are opened there.
+        let state = on_a_lane(async move {
             let state = checkpoint::rewind_from(&scratch, id, &log, run, cp, event_id, rows).await;
             if let Err(e) = tokio::fs::remove_dir_all(&scratch).await {
                 if e.kind() != std::io::ErrorKind::NotFound {
@@ -145,8 +146,8 @@ impl SandboxHandle {
                 }
             }
             state
-        });
-        let state = task.await.map_err(|_| LabError::Unavailable)??;
+        })
+        .await?;
         Ok(Rewind::Done(Box::new(state)))
     }
 

@@ -209,7 +209,15 @@ pub async fn create(
     new: NewSandbox,
 ) -> Result<SandboxHandle, LabError> {
     let dir = dir.to_path_buf();
-    lanes::spawn(async move { create_here(&dir, id, seed, mode, new).await })
+    on_a_lane(async move { create_here(&dir, id, seed, mode, new).await }).await
+}
+
+/// Runs a sandbox's opening (or a rewind) on the next lane and waits for it there: its owner
+/// task and its connections' threads then stay on that lane's processor ([`lanes`]).
+async fn on_a_lane<T: Send + 'static>(
+    work: impl std::future::Future<Output = Result<T, LabError>> + Send + 'static,
+) -> Result<T, LabError> {
+    lanes::spawn(work)
         .await
         .map_err(|_| LabError::Unavailable)?
 }
@@ -261,12 +269,11 @@ pub async fn open(dir: &Path) -> Result<SandboxHandle, LabError> {
         return Err(LabError::NotFound);
     }
     let dir = dir.to_path_buf();
-    lanes::spawn(async move {
+    on_a_lane(async move {
         let stores = Stores::open(&dir).await?;
         start(&dir, stores, NewSandbox::STUDENT).await
     })
     .await
-    .map_err(|_| LabError::Unavailable)?
 }
 
 async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHandle, LabError> {

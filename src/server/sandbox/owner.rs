@@ -1,6 +1,6 @@
-//! The owner task's loop: commands in, due steps run in order between them, each step's events
-//! stored and published before the next runs, the invariants checked when asked, and how long each
-//! kind of step takes.
+//! The owner task's loop: commands in, due steps run in order between them, a run of steps'
+//! events stored and published before the next command, the invariants checked when asked, idle
+//! stores closed, and how long each kind of step takes.
 
 use super::events::EVENTS_PER_INSERT;
 use super::*;
