@@ -4,7 +4,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 printf '\n==> building the release site and server (browser files precompressed)\n'
-cargo leptos build --release --precompress
+cargo leptos build --release --precompress --split
 
 export LEPTOS_SITE_ROOT=target/site
 export LEPTOS_SITE_ADDR="${LEPTOS_SITE_ADDR:-127.0.0.1:3000}"

@@ -24,7 +24,7 @@ run "clippy (hydrate, wasm32)" cargo clippy --lib --features hydrate --target wa
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 run "Rust unit and integration tests" bash -c "set -o pipefail; cargo test --features ssr 2>&1 | tee -a '$log'"
-run "release build (site and server, precompressed)" cargo leptos build --release --precompress
+run "release build (site and server, precompressed)" cargo leptos build --release --precompress --split
 run "browser bytes (files and the first visit, raw, gzip and brotli)" scripts/size.sh target/release/pocketpay-lab
 run "chaos test (10 kills of the release server)" bash -c "set -o pipefail; CHAOS_SERVER='$PWD/target/release/pocketpay-lab' CHAOS_KILLS=10 cargo test --features ssr --test chaos -- --ignored --nocapture 2>&1 | tee -a '$log'"
 run "API fuzzer (Schemathesis, every check)" scripts/fuzz-api.sh target/release/pocketpay-lab

@@ -11,10 +11,11 @@ pub mod domain;
 #[cfg(feature = "ssr")]
 pub mod server;
 
-/// Browser entry point: hydrates the server-rendered page.
+/// Browser entry point: hydrates the server-rendered page, once the code of the screen it shows
+/// has arrived (each screen's code is a file of its own in the release build; see `app::App`).
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    leptos::mount::hydrate_lazy(app::App);
 }

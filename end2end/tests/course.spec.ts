@@ -25,6 +25,32 @@ async function answerWith(q: Locator, text: string) {
   await q.getByTestId('quiz-check').click();
 }
 
+test('a course screen reached from the menu fetches its own code then, and works', async ({ page }) => {
+  // The release build splits each course screen's code from the wasm every page loads: the
+  // front page loads none of it, and a click on a menu link fetches just that screen's file.
+  const split: string[] = [];
+  page.on('request', (r) => {
+    const m = r.url().match(/\/pkg\/split___(\w+?)_route_view/);
+    if (m) split.push(m[1]);
+  });
+  await open(page, '/', 'en');
+  expect(split).toEqual([]);
+  // A mark on the window: it is still there afterwards only if no page was loaded anew.
+  await page.evaluate(() => ((window as unknown as { sameLoad: boolean }).sameLoad = true));
+  await page.locator('nav a[href="/quiz"]').click();
+  await page.waitForURL(/\/quiz$/);
+  const q = page.getByTestId('quiz-question').filter({ has: page.getByTestId('quiz-option') }).first();
+  await q.getByTestId('quiz-option').first().check();
+  await q.getByTestId('quiz-check').click();
+  await expect(q).toHaveAttribute('data-answered', 'true');
+  expect(split).toEqual(['quiz']);
+  await page.locator('nav a[href="/calculators"]').click();
+  await page.waitForURL(/\/calculators$/);
+  await expect(page.getByTestId('calc-window')).toBeVisible();
+  expect(split).toEqual(['quiz', 'calculators']);
+  expect(await page.evaluate(() => (window as unknown as { sameLoad?: boolean }).sameLoad)).toBe(true);
+});
+
 test('a quiz question answered wrong shows why, and answered again right, counts', async ({ page }) => {
   await open(page, '/quiz', 'en');
   const questions = page.getByTestId('quiz-question');

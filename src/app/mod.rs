@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 use leptos_meta::{provide_meta_context, HashedStylesheet, Link, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes, A};
-use leptos_router::path;
+use leptos_router::{lazy_route, path, Lazy, LazyRoute};
 
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -98,18 +98,47 @@ pub fn App() -> impl IntoView {
                     <Routes fallback=|| view! { <NotFound /> }>
                         <Route path=path!("/") view=home::Home />
                         <Route path=path!("/lab/:id") view=lab::LabPage />
-                        <Route path=path!("/run") view=run::RunPage />
-                        <Route path=path!("/quiz") view=course::quiz::QuizPage />
-                        <Route path=path!("/glossary") view=course::glossary::GlossaryPage />
-                        <Route path=path!("/summary") view=course::summary::SummaryPage />
-                        <Route path=path!("/calculators") view=course::calc::CalculatorsPage />
-                        <Route path=path!("/day") view=course::day::DayPage />
+                        <Route path=path!("/run") view={Lazy::<RunRoute>::new()} />
+                        <Route path=path!("/quiz") view={Lazy::<QuizRoute>::new()} />
+                        <Route path=path!("/glossary") view={Lazy::<GlossaryRoute>::new()} />
+                        <Route path=path!("/summary") view={Lazy::<SummaryRoute>::new()} />
+                        <Route path=path!("/calculators") view={Lazy::<CalculatorsRoute>::new()} />
+                        <Route path=path!("/day") view={Lazy::<DayRoute>::new()} />
                     </Routes>
                 </main>
             </Router>
         </i18n::I18nProvider>
     }
 }
+
+/// Each screen is a route of its own whose code the release build puts in a file of its own
+/// (`cargo leptos build --split`): a browser downloads the code every page shares and then the
+/// screen it opened, and fetches another screen's code when the student first goes there. A
+/// server-rendered page names its screen's files in its head, so they download alongside the
+/// rest (BENCHMARKS.md, "What a phone downloads").
+macro_rules! lazy_screen {
+    ($route:ident, $page:path) => {
+        struct $route;
+
+        #[lazy_route]
+        impl LazyRoute for $route {
+            fn data() -> Self {
+                Self
+            }
+
+            fn view(_this: Self) -> AnyView {
+                view! { <$page /> }.into_any()
+            }
+        }
+    };
+}
+
+lazy_screen!(RunRoute, run::RunPage);
+lazy_screen!(QuizRoute, course::quiz::QuizPage);
+lazy_screen!(GlossaryRoute, course::glossary::GlossaryPage);
+lazy_screen!(SummaryRoute, course::summary::SummaryPage);
+lazy_screen!(CalculatorsRoute, course::calc::CalculatorsPage);
+lazy_screen!(DayRoute, course::day::DayPage);
 
 /// The language switch: names the other language in that language, so a reader of either
 /// finds it.
