@@ -1,6 +1,6 @@
 //! A class on one server: N sandboxes, each with an open event stream and one transfer a
 //! second, over real HTTP against the release server in its own process:
-//!   cargo leptos build --release && cargo bench --features ssr --bench classroom
+//!   cargo leptos build --release --split && cargo bench --features ssr --bench classroom
 //! Settings (environment): CLASSROOM_SERVER (the server binary, default
 //! target/release/pocketpay-lab), CLASSROOM_SIZES (default 50,100,200,400), CLASSROOM_SECS (how
 //! long each class sends, default 20). Each sandbox runs live at ×10 with no simulated network
@@ -33,7 +33,7 @@ async fn main() {
     );
     assert!(
         binary.exists(),
-        "no server binary at {} (build it with `cargo leptos build --release`)",
+        "no server binary at {} (build it with `cargo leptos build --release --split`)",
         binary.display()
     );
     let sizes: Vec<usize> = setting("CLASSROOM_SIZES")

@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 
-// Playwright starts the release server itself (built by `cargo leptos build --release`) on its
-// own port with a throw-away data folder, and waits until it answers before any test runs.
+// Playwright starts the release server itself (built by `cargo leptos build --release
+// --precompress --split`) on its own port with a throw-away data folder, and waits until it
+// answers before any test runs.
 const port = Number(process.env.LAB_E2E_PORT ?? 3457);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pocketpay-e2e-'));
 

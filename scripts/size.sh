@@ -109,6 +109,11 @@ def first_visit(page):
     for a in [a for a in assets if a.endswith(".css")]:
         css = get(a, {"Accept-Encoding": "identity"})[0].decode(errors="replace")
         assets += sorted(set(re.findall(r'url\("?(/[^")]+\.woff2)', css)))
+    # The scripts' own imports (the split build's loader), which the browser fetches too.
+    for a in [a for a in assets if a.endswith(".js")]:
+        js = get(a, {"Accept-Encoding": "identity"})[0].decode(errors="replace")
+        folder = a.rsplit("/", 1)[0]
+        assets += sorted(set(f"{folder}/{m}" for m in re.findall(r'from\s*"\./([^"]+\.js)"', js)))
     for a in dict.fromkeys(assets):
         body, h = get(a)
         visit.append((a, len(body), h.get("Content-Encoding") or "none"))
