@@ -208,7 +208,7 @@ async function measure(page: Page, cdp: CDPSession, api: string, from: number, p
 
 // The renderer main thread's own work, from the trace: style, layout, paint, and the tasks
 // around them (a task's time includes what ran inside it).
-function browserWork(trace: { traceEvents: { name: string; ph: string; dur?: number; tid: number; pid: number; args?: { name?: string } }[] }) {
+function browserWork(trace: { traceEvents: { name: string; ph: string; dur?: number; tid: number; pid: number; args?: TraceArgs }[] }) {
   const events = trace.traceEvents;
   const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
   const names: Record<string, string> = {
@@ -217,14 +217,38 @@ function browserWork(trace: { traceEvents: { name: string; ph: string; dur?: num
     TimerFire: 'timers', FunctionCall: 'script_calls', RunTask: 'tasks',
   };
   const out: Record<string, number> = {};
+  // How much each layout and style pass had to look at: a pass over the whole page costs
+  // far more than one over the rows that changed.
+  let layouts = 0, layoutObjects = 0, dirtyObjects = 0, styles = 0, styledElements = 0;
   for (const e of events) {
     if (e.ph !== 'X' || !e.dur || (main && (e.tid !== main.tid || e.pid !== main.pid))) continue;
     const k = names[e.name];
     if (k) out[k] = (out[k] ?? 0) + e.dur / 1000;
+    if (e.name === 'Layout') {
+      layouts += 1;
+      layoutObjects += e.args?.beginData?.totalObjects ?? 0;
+      dirtyObjects += e.args?.beginData?.dirtyObjects ?? 0;
+    } else if (e.name === 'UpdateLayoutTree') {
+      styles += 1;
+      styledElements += e.args?.elementCount ?? 0;
+    }
   }
   for (const k of Object.keys(out)) out[k] = Math.round(out[k]);
-  return out;
+  return {
+    ...out,
+    layout_passes: layouts,
+    objects_per_layout: Math.round(layoutObjects / Math.max(1, layouts)),
+    dirty_per_layout: Math.round(dirtyObjects / Math.max(1, layouts)),
+    style_passes: styles,
+    elements_per_style: Math.round(styledElements / Math.max(1, styles)),
+  };
 }
+
+type TraceArgs = {
+  name?: string;
+  elementCount?: number;
+  beginData?: { totalObjects?: number; dirtyObjects?: number };
+};
 
 // Self time of a CPU profile by kind of code: the app's wasm, its JS glue, the browser's own
 // work (layout, style and paint are "(program)"), garbage collection and idle.

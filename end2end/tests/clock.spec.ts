@@ -74,10 +74,11 @@ test.describe('the sandbox clock, live from the server', () => {
     expect(before.length).toBeGreaterThanOrEqual(3);
     await page.reload();
     await lab.hydrated();
-    // The same events, each once, newest first, read back from the server's event log.
+    // The same events, each once, in the order they happened, read back from the server's
+    // event log.
     await expect.poll(ids).toEqual(before);
     expect(new Set(before).size).toBe(before.length);
-    expect([...before].sort((a, b) => b - a)).toEqual(before);
+    expect([...before].sort((a, b) => a - b)).toEqual(before);
   });
 
   test('an unknown sandbox gets a readable message, not a crash', async ({ page }) => {

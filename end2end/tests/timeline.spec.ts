@@ -65,15 +65,16 @@ test('selecting an event lights up its whole chain', async ({ page }) => {
   expect(await lab.tap()).toBe('receipt');
   await expect(lab.kind('sms_sent')).toHaveCount(2);
 
-  // Newest first on screen: the last mark of a kind is the first transfer's.
-  await lab.kind('debited').last().click();
+  // The page keeps the rows in the order they happened (newest on top on the screen): the
+  // first mark of a kind is the first transfer's.
+  await lab.kind('debited').first().click();
   const row = (kind: string, n: 'first' | 'last') => lab.kind(kind)[n]().locator('xpath=..');
   for (const kind of ['tapped', 'key_made', 'request_sent', 'key_claimed', 'debited', 'outbox_written',
     'event_published', 'fraud_approved', 'credited', 'sms_sent']) {
-    await expect(row(kind, 'last'), kind).toHaveClass(/in-chain/);
+    await expect(row(kind, 'first'), kind).toHaveClass(/in-chain/);
   }
   // The other transfer's chain stays dark, and so does the lab's own lane.
-  await expect(row('debited', 'first')).toHaveClass(/dimmed/);
+  await expect(row('debited', 'last')).toHaveClass(/dimmed/);
   await expect(row('sandbox_created', 'first')).not.toHaveClass(/in-chain/);
   await expect(page.getByTestId('event-details')).toContainText('TXN-88412');
   lab.expectNoErrors();
@@ -88,7 +89,7 @@ test('rewind shows the tables as they were, and the present goes on', async ({ p
   const ledgerRows = page.locator('[data-table="payments.ledger"] tbody tr');
   await expect(ledgerRows).toHaveCount(2);
 
-  await lab.kind('debited').last().click();
+  await lab.kind('debited').first().click();
   await page.getByTestId('rewind-here').click();
   await expect(page.getByTestId('inspector-view')).toHaveAttribute('data-view', 'past');
   await expect(ledgerRows).toHaveCount(1);

@@ -42,6 +42,8 @@ const ROW_H_NARROW: f64 = 46.0;
 const VIEW_ROWS: usize = 16;
 /// Rows kept in the page above and below the ones in view.
 const OVERSCAN: usize = 150;
+/// Rows below the kept ones leave the page this many at a time (see `rows` in `Timeline`).
+const DROP_EVERY: usize = 50;
 
 /// The lanes, in the order a transfer meets them, then the lab's own.
 pub const LANES: [Layer; 14] = Layer::ALL;
@@ -81,12 +83,23 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
     if super::wide::width() <= super::wide::NARROW {
         row_h.set(ROW_H_NARROW);
     }
-    // The list is as tall as all its rows. Set through the DOM, not as a style attribute in
-    // the server's HTML, which the page's Content-Security-Policy would refuse.
+    // A row keeps its place in the list for good: the oldest at 0, each newer one a row higher
+    // (`place` below), and the list as a whole is moved down by all but one of its rows, so
+    // the newest is on top. A burst of new rows then changes one transform instead of every
+    // row's position, and the browser lays out only the new rows (the latency benchmark found
+    // the layout of every kept row, each burst, the page's largest cost: BENCHMARKS.md, "The
+    // timeline in a browser"). Set through the DOM, not as a style attribute in the server's
+    // HTML, which the page's Content-Security-Policy would refuse.
     Effect::new(move |_| {
-        let height = format!("{}px", rows_count.get() as f64 * row_h.get());
+        let h = row_h.get();
+        let shift = format!(
+            "translateY({}px)",
+            rows_count.get().saturating_sub(1) as f64 * h
+        );
         if let Some(el) = rows_box.get() {
-            let _ = leptos::web_sys::HtmlElement::style(&el).set_property("height", &height);
+            let style = leptos::web_sys::HtmlElement::style(&el);
+            let _ = style.set_property("height", &format!("{h}px"));
+            let _ = style.set_property("transform", &shift);
         }
     });
     let rewound_to = Memo::new(move |_| match view.get() {
@@ -113,17 +126,23 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
         false,
     );
 
+    // The rows kept in the page, oldest first: new ones are added after the rest, and old ones
+    // leave from the front DROP_EVERY at a time, so a burst of events adds its rows and moves
+    // none (the keyed list moves every row after a change at both of its ends, or after two
+    // rows or more added at its front). On the screen the newest is on top (`place`); a screen
+    // reader reads the kept rows in the order they happened.
     let rows = move || {
         let h = row_h.get();
-        let top = scroll_top.get();
-        let first_row = ((top / h) as usize).saturating_sub(OVERSCAN);
-        let last_row = (top / h) as usize + VIEW_ROWS + OVERSCAN;
+        let from_top = (scroll_top.get() / h) as usize;
         list.with(|entries| {
             events.with(|all| {
                 let n = entries.len();
-                (first_row..last_row.min(n))
-                    .map(|i| {
-                        let entry = entries[n - 1 - i];
+                let newest = n.saturating_sub(from_top.saturating_sub(OVERSCAN));
+                let oldest =
+                    n.saturating_sub(from_top + VIEW_ROWS + OVERSCAN) / DROP_EVERY * DROP_EVERY;
+                entries[oldest..newest]
+                    .iter()
+                    .map(|&entry| {
                         let event = match entry {
                             Entry::Event(id) => find(all, id).cloned(),
                             Entry::Fold { .. } => None,
@@ -134,10 +153,8 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
             })
         })
     };
-    // A row's place counted from the top: newest first.
-    let rank = move |first: i64| {
-        list.with(|l| l.len() - 1 - l.partition_point(|e| e.first_id() < first)) as f64
-    };
+    // A row's place counted from the oldest, which new rows do not change.
+    let place = move |first: i64| list.with(|l| l.partition_point(|e| e.first_id() < first)) as f64;
     let chain = Memo::new(move |_| match selected.get() {
         Some(sel) => events.with(|l| chain_of(l, sel)),
         None => HashSet::new(),
@@ -220,7 +237,8 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                                 let live = live.clone();
                                 move |item: Item| {
                                     let first = item.entry.first_id();
-                                    let top = Signal::derive(move || format!("{}px", rank(first) * row_h.get()));
+                                    let top = Memo::new(move |_| format!("{}px", -place(first) * row_h.get()));
+                                    let top = Signal::from(top);
                                     match (item.entry, item.event) {
                                         (_, Some(e)) => view! { <Row live=live.clone() event=e top selected chain rewound_to /> }.into_any(),
                                         (Entry::Fold { first, last, count }, None) => view! { <FoldRow first last count top opened rewound_to /> }.into_any(),
