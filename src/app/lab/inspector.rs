@@ -129,14 +129,26 @@ fn TableView(live: LabStream, name: String) -> impl IntoView {
     let open = RwSignal::new(OPEN_AT_START.contains(&name.as_str()));
     let show_all = RwSignal::new(false);
     let key = StoredValue::new(name.clone());
-    let rows = move || {
-        let name = key.get_value();
-        state.with(|s| s.tables.get(&name).cloned().unwrap_or_default())
-    };
-    let count = move || {
-        let name = key.get_value();
-        state.with(|s| s.tables.get(&name).map_or(0, Vec::len))
-    };
+    // What the open table shows: its columns, its newest rows (or all of them) and how many
+    // there are. A memo, so a state read that left this table as it was draws nothing again;
+    // read only while the table is open.
+    let shown_rows = Memo::new(move |_| {
+        let all = show_all.get();
+        key.with_value(|name| {
+            state.with(|s| {
+                let rows = s.tables.get(name).map_or(&[][..], Vec::as_slice);
+                let total = rows.len();
+                let from = if all {
+                    0
+                } else {
+                    total.saturating_sub(FIRST_ROWS)
+                };
+                (columns(rows), rows[from..].to_vec(), total)
+            })
+        })
+    });
+    let count =
+        move || key.with_value(|name| state.with(|s| s.tables.get(name).map_or(0, Vec::len)));
     let summary_extra = move || {
         let name = key.get_value();
         (name == "payments.idempotency_keys")
@@ -162,17 +174,10 @@ fn TableView(live: LabStream, name: String) -> impl IntoView {
                 {move || summary_extra().map(|s| view! { <span class="hint">" · " {s}</span> })}
             </summary>
             {move || open.get().then(|| {
-                let rows = rows();
-                if rows.is_empty() {
+                let (columns, shown, total) = shown_rows.get();
+                if total == 0 {
                     return view! { <p class="hint">{move || tr!("table-empty")}</p> }.into_any();
                 }
-                let columns = columns(&rows);
-                let total = rows.len();
-                let shown: Vec<serde_json::Value> = if show_all.get() || total <= FIRST_ROWS {
-                    rows
-                } else {
-                    rows[total - FIRST_ROWS..].to_vec()
-                };
                 let hidden = total - shown.len();
                 view! {
                     <div class="table-scroll" tabindex="0" role="region" aria-label=key.get_value()>

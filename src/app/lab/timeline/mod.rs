@@ -264,10 +264,12 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                 }}
             </div>
             <RunLink live=live.clone() />
-            <Show when=move || help.get()>
-                <ShortcutHelp help />
-            </Show>
         </section>
+        // Outside the panel: a panel's paint is contained (style sheet), which would hold a
+        // fixed backdrop inside it.
+        <Show when=move || help.get()>
+            <ShortcutHelp help />
+        </Show>
     }
 }
 
