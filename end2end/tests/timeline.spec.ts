@@ -137,6 +137,50 @@ test('a run exported as a link replays into a new sandbox with the same timeline
   lab.expectNoErrors();
 });
 
+test('the list of events is one Tab stop, and the arrows go from event to event, newest first', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.fast();
+  expect(await lab.tap()).toBe('receipt');
+  await expect(lab.kind('sms_sent')).toHaveCount(1);
+  // Paused, so no new row comes in while the keys are pressed.
+  await lab.pause.click();
+  await expect(lab.clock).toHaveAttribute('data-mode', 'paused');
+  await page.waitForTimeout(300);
+  // Every row's button (an event's mark or a fold of routine jobs), top of the screen first.
+  const name = (e: Element | null) => (e ? e.getAttribute('data-event-id') ?? `fold ${e.getAttribute('data-first')}` : '');
+  const ids = await page.locator('.lane-rows > li > button').evaluateAll((els) =>
+    els
+      .map((e) => ({ top: parseFloat((e.parentElement as HTMLElement).style.top), e }))
+      .sort((a, b) => a.top - b.top)
+      .map(({ e }) => e.getAttribute('data-event-id') ?? `fold ${e.getAttribute('data-first')}`),
+  );
+  expect(ids.length).toBeGreaterThan(3);
+  const focused = () => page.evaluate(`(${name.toString()})(document.activeElement)`);
+  // The marks are not Tab stops of their own; the list is.
+  await expect(lab.events.first()).toHaveAttribute('tabindex', '-1');
+  await page.locator('.lane-scroll').focus();
+  await page.keyboard.press('ArrowDown');
+  expect(await focused()).toBe(ids[0]);
+  await page.keyboard.press('ArrowDown');
+  expect(await focused()).toBe(ids[1]);
+  await page.keyboard.press('ArrowUp');
+  expect(await focused()).toBe(ids[0]);
+  await page.keyboard.press('End');
+  expect(await focused()).toBe(ids[ids.length - 1]);
+  await page.keyboard.press('Home');
+  expect(await focused()).toBe(ids[0]);
+  // Enter on a mark selects it and explains it.
+  await page.keyboard.press('ArrowDown');
+  const mark = ids[1].startsWith('fold') ? ids[2] : ids[1];
+  if (mark !== ids[1]) await page.keyboard.press('ArrowDown');
+  expect(await focused()).toBe(mark);
+  await page.keyboard.press('Enter');
+  await expect(page.locator(`[data-event-id="${mark}"]`)).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('event-details')).toBeVisible();
+  lab.expectNoErrors();
+});
+
 test('keyboard shortcuts: space pauses and runs, → steps, ? shows the help', async ({ page }) => {
   const lab = new LabPage(page);
   await lab.open();

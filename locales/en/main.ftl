@@ -385,6 +385,7 @@ shortcut-space = Pause or run the clock
 shortcut-step = Run the next scheduled step
 shortcut-help = Show or hide this help
 shortcut-escape = Close this help; clear the selection
+shortcut-rows = In the list of events: go to the event above or below (Home: the newest; End: the oldest on the page)
 close = Close
 run-link-make = Make a link to this run
 run-link-label = This run as a link

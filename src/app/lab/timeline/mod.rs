@@ -223,6 +223,16 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                         let el = event_target::<leptos::web_sys::Element>(&ev);
                         scroll_top.set(el.scroll_top() as f64);
                     }
+                    on:keydown=move |ev| {
+                        #[cfg(feature = "hydrate")]
+                        if let Some(list) = rows_box.get_untracked() {
+                            if shortcuts::step_focus(&list, &ev.key()) {
+                                ev.prevent_default();
+                            }
+                        }
+                        #[cfg(not(feature = "hydrate"))]
+                        let _ = ev;
+                    }
                 >
                     <ol
                         class="lane-rows"

@@ -40,7 +40,8 @@ pub struct Item {
 }
 
 /// One event: its time, and its mark on its lane with what happened beside it. The whole row
-/// selects it; the mark is the button a keyboard reaches.
+/// selects it; the mark is the button a keyboard reaches (with the arrow keys: the list is one
+/// stop for Tab, `shortcuts::step_focus`).
 #[component]
 pub fn Row(
     live: LabStream,
@@ -90,6 +91,7 @@ pub fn Row(
             <button
                 type="button"
                 class=format!("mark outcome-{}", outcome.id())
+                tabindex="-1"
                 style:grid-column=format!("{}", lane + 2)
                 data-testid="timeline-event"
                 data-event-id=id
@@ -133,6 +135,7 @@ pub fn FoldRow(
             <button
                 type="button"
                 class="fold"
+                tabindex="-1"
                 data-testid="timeline-fold"
                 data-count=count
                 data-first=first

@@ -1,5 +1,6 @@
 //! The timeline's keyboard shortcuts (space pauses or resumes, → runs one step, ? opens the
-//! help, Esc closes it and clears the selection) as a hook, and the dialog that lists them.
+//! help, Esc closes it and clears the selection) as a hook, the arrow keys that move between
+//! the rows of the list, and the dialog that lists them.
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
@@ -92,9 +93,37 @@ pub fn ShortcutHelp(help: RwSignal<bool>) -> impl IntoView {
                     <dt><kbd>"→"</kbd></dt><dd>{move || tr!("shortcut-step")}</dd>
                     <dt><kbd>"?"</kbd></dt><dd>{move || tr!("shortcut-help")}</dd>
                     <dt><kbd>"Esc"</kbd></dt><dd>{move || tr!("shortcut-escape")}</dd>
+                    <dt><kbd>"↑ ↓"</kbd></dt><dd>{move || tr!("shortcut-rows")}</dd>
                 </dl>
                 <button type="button" node_ref=close on:click=move |_| help.set(false)>{move || tr!("close")}</button>
             </div>
         </div>
+    }
+}
+
+/// Moves the focus between the rows of the timeline's list (`list`, its `<ol>`) for an arrow
+/// key, Home or End pressed in the list; says whether it did. The list is one stop for Tab; the
+/// arrows go from row to row in the screen's order, newest on top, which is the reverse of the
+/// page's (the page keeps the rows oldest first, `Timeline`): down is the row before in the page.
+#[cfg(feature = "hydrate")]
+pub fn step_focus(list: &web_sys::Element, key: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let current = document()
+        .active_element()
+        .and_then(|a| a.closest("li").ok().flatten())
+        .filter(|li| li.parent_element().as_ref() == Some(list));
+    let row = match (key, current) {
+        ("ArrowDown", Some(li)) => li.previous_element_sibling(),
+        ("ArrowUp", Some(li)) => li.next_element_sibling(),
+        ("ArrowDown" | "ArrowUp" | "Home", _) => list.last_element_child(),
+        ("End", _) => list.first_element_child(),
+        _ => return false,
+    };
+    let button = row
+        .and_then(|r| r.query_selector("button").ok().flatten())
+        .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok());
+    match button {
+        Some(b) => b.focus().is_ok(),
+        None => false,
     }
 }
