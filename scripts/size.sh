@@ -43,7 +43,7 @@ trap cleanup EXIT
 server=$!
 
 python3 - "$root/target/site/pkg" "http://127.0.0.1:$port" "$max_wasm_kb" "$max_visit_kb" <<'EOF'
-import glob, gzip, json, os, re, subprocess, sys, time, urllib.request
+import gzip, json, os, re, subprocess, sys, time, urllib.request
 
 pkg, base, max_wasm_kb, max_visit_kb = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 

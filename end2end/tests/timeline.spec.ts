@@ -147,16 +147,14 @@ test('the list of events is one Tab stop, and the arrows go from event to event,
   await lab.pause.click();
   await expect(lab.clock).toHaveAttribute('data-mode', 'paused');
   await page.waitForTimeout(300);
-  // Every row's button (an event's mark or a fold of routine jobs), top of the screen first.
-  const name = (e: Element | null) => (e ? e.getAttribute('data-event-id') ?? `fold ${e.getAttribute('data-first')}` : '');
-  const ids = await page.locator('.lane-rows > li > button').evaluateAll((els) =>
-    els
-      .map((e) => ({ top: parseFloat((e.parentElement as HTMLElement).style.top), e }))
-      .sort((a, b) => a.top - b.top)
-      .map(({ e }) => e.getAttribute('data-event-id') ?? `fold ${e.getAttribute('data-first')}`),
-  );
+  // Every row's button (an event's mark or a fold of routine jobs) by one name, top of the
+  // screen first; and the name of the button that has the focus.
+  const name = "(e) => e ? e.getAttribute('data-event-id') ?? 'fold ' + e.getAttribute('data-first') : ''";
+  const ids: string[] = await page.evaluate(`[...document.querySelectorAll('.lane-rows > li > button')]
+    .sort((a, b) => parseFloat(a.parentElement.style.top) - parseFloat(b.parentElement.style.top))
+    .map(${name})`);
   expect(ids.length).toBeGreaterThan(3);
-  const focused = () => page.evaluate(`(${name.toString()})(document.activeElement)`);
+  const focused = () => page.evaluate(`(${name})(document.activeElement)`);
   // The marks are not Tab stops of their own; the list is.
   await expect(lab.events.first()).toHaveAttribute('tabindex', '-1');
   await page.locator('.lane-scroll').focus();

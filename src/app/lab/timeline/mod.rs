@@ -28,7 +28,7 @@ use crate::app::i18n::{digits, num, tr_id};
 use crate::domain::{Layer, Outcome};
 use details::Details;
 use entries::{chain_of, entries, find, Entry};
-use row::{glyph, FoldRow, Item, Row};
+use row::{glyph, FoldRow, Row};
 use run_link::RunLink;
 use shortcuts::ShortcutHelp;
 
@@ -130,27 +130,17 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
     // leave from the front DROP_EVERY at a time, so a burst of events adds its rows and moves
     // none (the keyed list moves every row after a change at both of its ends, or after two
     // rows or more added at its front). On the screen the newest is on top (`place`); a screen
-    // reader reads the kept rows in the order they happened.
+    // reader reads the kept rows in the order they happened. Only the entries: a row's event
+    // is looked up (and copied) once, when the row is made, not for every kept row each burst.
     let rows = move || {
         let h = row_h.get();
         let from_top = (scroll_top.get() / h) as usize;
         list.with(|entries| {
-            events.with(|all| {
-                let n = entries.len();
-                let newest = n.saturating_sub(from_top.saturating_sub(OVERSCAN));
-                let oldest =
-                    n.saturating_sub(from_top + VIEW_ROWS + OVERSCAN) / DROP_EVERY * DROP_EVERY;
-                entries[oldest..newest]
-                    .iter()
-                    .map(|&entry| {
-                        let event = match entry {
-                            Entry::Event(id) => find(all, id).cloned(),
-                            Entry::Fold { .. } => None,
-                        };
-                        Item { entry, event }
-                    })
-                    .collect::<Vec<_>>()
-            })
+            let n = entries.len();
+            let newest = n.saturating_sub(from_top.saturating_sub(OVERSCAN));
+            let oldest =
+                n.saturating_sub(from_top + VIEW_ROWS + OVERSCAN) / DROP_EVERY * DROP_EVERY;
+            entries[oldest..newest].to_vec()
         })
     };
     // A row's place counted from the oldest, which new rows do not change.
@@ -242,14 +232,18 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                     >
                         <For
                             each=rows
-                            key=|item| item.entry.key()
+                            key=|entry| entry.key()
                             children={
                                 let live = live.clone();
-                                move |item: Item| {
-                                    let first = item.entry.first_id();
+                                move |entry: Entry| {
+                                    let first = entry.first_id();
                                     let top = Memo::new(move |_| format!("{}px", -place(first) * row_h.get()));
                                     let top = Signal::from(top);
-                                    match (item.entry, item.event) {
+                                    let event = match entry {
+                                        Entry::Event(id) => events.with_untracked(|all| find(all, id).cloned()),
+                                        Entry::Fold { .. } => None,
+                                    };
+                                    match (entry, event) {
                                         (_, Some(e)) => view! { <Row live=live.clone() event=e top selected chain rewound_to /> }.into_any(),
                                         (Entry::Fold { first, last, count }, None) => view! { <FoldRow first last count top opened rewound_to /> }.into_any(),
                                         (Entry::Event(_), None) => ().into_any(),

@@ -7,7 +7,6 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use super::describe::describe;
-use super::entries::Entry;
 use super::LANES;
 use crate::app::format::{event_time_text, row_time_text};
 use crate::app::i18n::{num, tr_id};
@@ -30,13 +29,6 @@ pub fn glyph(outcome: Outcome) -> &'static str {
         Outcome::Lost => "✕",
         Outcome::Unknown => "?",
     }
-}
-
-/// A row to draw: its entry, and the event itself for an event row.
-#[derive(Clone)]
-pub struct Item {
-    pub entry: Entry,
-    pub event: Option<TimelineEvent>,
 }
 
 /// One event: its time, and its mark on its lane with what happened beside it. The whole row
