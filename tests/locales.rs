@@ -13,7 +13,7 @@ use pocketpay_lab::domain::glossary::TERMS;
 use pocketpay_lab::domain::natural::{Effect, NaturalOp, METHODS};
 use pocketpay_lab::domain::quiz::QUESTIONS;
 use pocketpay_lab::domain::realworld::NOTES;
-use pocketpay_lab::domain::{CrashPoint, Damage, Layer, Outcome, Safeguard};
+use pocketpay_lab::domain::{CrashPoint, Damage, Layer, Outcome, Safeguard, Verdict};
 
 /// Every message id of one language, over all its files (`main.ftl`, `course.ftl`,
 /// `quiz.ftl` …); an id defined twice fails here, since Fluent would keep only one.
@@ -113,6 +113,9 @@ fn built_ids() -> BTreeSet<String> {
         }
         ids.insert(format!("damage-{figure}"));
         ids.insert(format!("damage-{figure}-means"));
+    }
+    for verdict in Verdict::ALL {
+        ids.insert(format!("damage-verdict-{}", verdict.id()));
     }
     for chapter in CHAPTERS {
         let key = chapter.key();

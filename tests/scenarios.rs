@@ -1,14 +1,14 @@
 //! The twelve presets of `POST …/scenario/{n}` against the real server: what each sets (seed,
 //! safeguards, faults, a fresh timeline with its "scenario loaded" mark), in both variants; an
-//! unknown scenario or variant refused with nothing changed; and a run that loaded a scenario
-//! replays to the same event log.
+//! unknown scenario or variant refused with nothing changed; a run that loaded a scenario
+//! replays to the same event log; and the damage meter's verdict, the worst thing each run did.
 //! Run: `cargo test --features ssr --test scenarios`.
 
 mod common;
 
 use common::{expect_problem, TestLab};
 use pocketpay_lab::domain::scenario::{preset, Variant, SCENARIOS};
-use pocketpay_lab::domain::{Faults, Safeguards};
+use pocketpay_lab::domain::{Damage, Faults, Safeguards, Verdict};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -395,4 +395,202 @@ async fn the_entrance_opens_the_lab_with_a_preset_loaded_and_refuses_an_unknown_
         expect_problem(open(path).await.unwrap(), status, kind).await;
     }
     assert_eq!(settings(&lab.state(&id).await), before);
+}
+
+/// Loads scenario `n` in this variant on a sandbox with the file's seed and pauses its clock
+/// (a preset runs live), so every step after it is taken by the test.
+async fn load_paused(lab: &TestLab, n: u8, variant: Variant) -> String {
+    let id = lab.sandbox(SEED).await;
+    let r = lab
+        .post(
+            &format!("/api/sandboxes/{id}/scenario/{n}"),
+            json!({"variant": variant.id()}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    lab.clock(&id, json!({"mode": "paused"})).await;
+    id
+}
+
+/// The damage meter as the state reads it, and its headline.
+async fn meter(lab: &TestLab, id: &str) -> (Damage, Verdict) {
+    let d: Damage = serde_json::from_value(lab.state(id).await["damage"].clone()).unwrap();
+    let v = d.verdict();
+    (d, v)
+}
+
+fn pay(amount: i64) -> Value {
+    json!({"to": "tithi", "amount": amount})
+}
+
+#[tokio::test]
+async fn a_normal_transfer_is_exactly_once_and_nothing_before_it_moved() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(SEED).await;
+    assert_eq!(meter(&lab, &id).await.1, Verdict::NothingMoved);
+    assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 201);
+    lab.advance_ms(&id, 60_000).await;
+    let (d, verdict) = meter(&lab, &id).await;
+    assert_eq!(
+        (d.debits, d.credits, d.sms, d.in_flight),
+        (1, 1, 1, 0),
+        "seed {SEED}"
+    );
+    assert_eq!(
+        (d.duplicate_approvals, d.wrong_replays, d.stuck_keys),
+        (0, 0, 0)
+    );
+    assert_eq!(verdict, Verdict::ExactlyOnce, "{d:?}");
+}
+
+/// Scenario 4 without the fingerprint check: the ৳5,000 request gets the ৳500 receipt. The
+/// money is right (one debit of ৳500), the answer is not: an effect twice, and the timeline
+/// marks the replay as escaped, not as caught.
+#[tokio::test]
+async fn a_receipt_replayed_for_another_body_is_an_effect_twice_not_a_catch() {
+    let lab = TestLab::start().await;
+    let id = load_paused(&lab, 4, Variant::Unguarded).await;
+    let first = lab.send(&id, "k", pay(500), None).await;
+    assert_eq!(first.status, 201);
+    let wrong = lab.send(&id, "k", pay(5_000), None).await;
+    assert_eq!((wrong.status, wrong.replayed), (201, true), "seed {SEED}");
+    assert_eq!(wrong.body, first.body);
+    let replays = lab.events_of(&id, "response_replayed").await;
+    assert_eq!(replays.len(), 1);
+    assert_eq!(replays[0]["outcome"], "escaped");
+    assert_eq!(replays[0]["details"]["other_body"], true);
+    assert_eq!(
+        replays[0]["details"]["would_catch"],
+        json!(["fingerprint_check"])
+    );
+    assert!(replays[0]["details"].get("guard").is_none());
+    lab.advance_ms(&id, 60_000).await;
+    let (d, verdict) = meter(&lab, &id).await;
+    assert_eq!((d.debits, d.double_charges, d.credits), (1, 0, 1));
+    assert_eq!(d.wrong_replays, 1, "seed {SEED}");
+    assert_eq!(verdict, Verdict::EffectTwice, "{d:?}");
+    // The same body again is a true replay, caught, and adds nothing.
+    let retry = lab.send(&id, "k", pay(500), None).await;
+    assert_eq!((retry.status, retry.replayed), (201, true));
+    let replays = lab.events_of(&id, "response_replayed").await;
+    assert_eq!(replays[1]["outcome"], "caught");
+    assert_eq!(meter(&lab, &id).await.0.wrong_replays, 1);
+    replays_to_the_same_log(&lab, &id).await;
+}
+
+/// With the fingerprint check on nothing changes: the other body is refused with 422.
+#[tokio::test]
+async fn with_the_fingerprint_the_other_body_is_refused_and_nothing_is_wrong() {
+    let lab = TestLab::start().await;
+    let id = load_paused(&lab, 4, Variant::Guarded).await;
+    assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 201);
+    assert_eq!(lab.send(&id, "k", pay(5_000), None).await.status, 422);
+    lab.advance_ms(&id, 60_000).await;
+    let (d, verdict) = meter(&lab, &id).await;
+    assert_eq!(d.wrong_replays, 0);
+    assert_eq!(verdict, Verdict::ExactlyOnce, "{d:?}");
+}
+
+/// Scenario 5 without recovery: the instance dies after its claim, and the key answers 409
+/// for as long as the window lasts. Nothing moved, yet the meter says stuck.
+#[tokio::test]
+async fn a_crashed_claim_without_recovery_is_a_stuck_key() {
+    let lab = TestLab::start().await;
+    let id = load_paused(&lab, 5, Variant::Unguarded).await;
+    assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 504);
+    let (d, verdict) = meter(&lab, &id).await;
+    assert_eq!((d.stuck_keys, d.debits), (1, 0), "seed {SEED}");
+    assert_eq!(verdict, Verdict::Stuck);
+    lab.advance_ms(&id, 3_600_000).await;
+    assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 409);
+    assert_eq!(meter(&lab, &id).await.1, Verdict::Stuck);
+    // Recovery switched on settles it: the key is released and nothing is stuck any more.
+    lab.safeguards(&id, json!({"stuck_recovery": true})).await;
+    lab.advance_ms(&id, 1_000).await;
+    let (d, verdict) = meter(&lab, &id).await;
+    assert_eq!(d.stuck_keys, 0);
+    assert_eq!(verdict, Verdict::NothingMoved, "{d:?}");
+}
+
+/// A key IN_PROGRESS whose instance is still working (a slow gateway) is not stuck, even with
+/// recovery off; neither is one recovery will settle.
+#[tokio::test]
+async fn a_claim_still_completing_or_to_be_recovered_is_not_stuck() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(SEED).await;
+    lab.safeguards(&id, json!({"stuck_recovery": false})).await;
+    lab.faults(&id, json!({"gateway_latency_ms": 20_000})).await;
+    let call = lab.transfer(&id, "slow", pay(500), None);
+    lab.wait_for_transfers(&id, 1).await;
+    lab.advance_ms(&id, 5_000).await;
+    let s = lab.state(&id).await;
+    assert_eq!(
+        s["tables"]["payments.idempotency_keys"][0]["status"],
+        "IN_PROGRESS"
+    );
+    assert_eq!(s["damage"]["stuck_keys"], 0, "seed {SEED}");
+    lab.advance_ms(&id, 60_000).await;
+    assert_eq!(
+        call.await.unwrap().status,
+        504,
+        "the phone gave up at its timeout"
+    );
+    assert_eq!(meter(&lab, &id).await.0.stuck_keys, 0);
+
+    // Recovery on: a crashed claim waits for its check, never stuck.
+    let id = load_paused(&lab, 5, Variant::Guarded).await;
+    assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 504);
+    assert_eq!(meter(&lab, &id).await.0.stuck_keys, 0);
+}
+
+/// Scenario 9 with every guard on: the fraud check dies before its commit and approves the
+/// event again after its restart. The transaction undoes the broker's side, not the audit row
+/// outside it: the money is right and the meter says an effect happened twice.
+#[tokio::test]
+async fn a_second_fraud_approval_is_an_effect_twice_with_every_guard_on() {
+    let lab = TestLab::start().await;
+    let id = load_paused(&lab, 9, Variant::Guarded).await;
+    let a = lab.send(&id, "k", pay(500), None).await;
+    assert_eq!(a.status, 201);
+    lab.advance_ms(&id, 60_000).await;
+    let (d, verdict) = meter(&lab, &id).await;
+    assert_eq!(
+        (
+            d.debits,
+            d.credits,
+            d.double_credits,
+            d.lost_events,
+            d.money_created
+        ),
+        (1, 1, 0, 0, 0),
+        "seed {SEED}"
+    );
+    assert!(d.duplicate_approvals >= 1, "{d:?}");
+    assert_eq!(verdict, Verdict::EffectTwice, "{d:?}");
+    let approvals = lab.events_of(&id, "fraud_approved").await;
+    assert!(approvals.iter().any(|e| e["outcome"] == "escaped"));
+}
+
+/// Scenario 10 with both inboxes: the relay publishes the event twice, the wallet and the SMS
+/// service each catch the copy, but the fraud check, which has no inbox, approves it again.
+#[tokio::test]
+async fn a_relay_resend_caught_by_both_inboxes_still_approves_twice() {
+    let lab = TestLab::start().await;
+    let id = load_paused(&lab, 10, Variant::Guarded).await;
+    assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 201);
+    lab.advance_ms(&id, 60_000).await;
+    let (d, verdict) = meter(&lab, &id).await;
+    assert_eq!(
+        (
+            d.credits,
+            d.double_credits,
+            d.sms,
+            d.duplicate_sms,
+            d.money_created
+        ),
+        (1, 0, 1, 0, 0),
+        "seed {SEED}"
+    );
+    assert_eq!(d.duplicate_approvals, 1, "{d:?}");
+    assert_eq!(verdict, Verdict::EffectTwice);
 }

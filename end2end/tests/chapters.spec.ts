@@ -201,11 +201,13 @@ test('chapter 08: without inboxes Tithi is paid twice; with them, once', async (
   await ch.finished();
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   await expect(lab.smsList.locator('li')).toHaveCount(1);
-  await expect(lab.damage).toHaveAttribute('data-harmed', 'false');
+  // Paid once, texted once; the fraud check, with no inbox, approved the resent copy again.
+  await expect(lab.figure('double_credits')).toHaveAttribute('data-value', '0');
+  await expect(lab.damage).toHaveAttribute('data-verdict', 'effect_twice');
   lab.expectNoErrors();
 });
 
-test('chapter 09: every guard against every fault, every effect once; no guard, and the meter shows harm', async ({ page }) => {
+test('chapter 09: every guard against every fault, the money once; no guard, and the meter shows money wrong', async ({ page }) => {
   test.setTimeout(120_000);
   const ch = await open(page, 9);
   const { lab } = ch;
@@ -227,17 +229,23 @@ test('chapter 09: every guard against every fault, every effect once; no guard, 
   await ch.done(5);
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   await expect(lab.shimulBalance).toHaveAttribute('data-value', '1500');
-  await expect(lab.damage).toHaveAttribute('data-harmed', 'false');
-  // Guard off: the same storm, tapped as in step 2, until the meter shows harm.
+  // The money is right; the fraud check's crash before its commit approved a batch twice.
+  for (const figure of ['double_charges', 'double_credits', 'lost_events', 'money_created']) {
+    await expect(lab.figure(figure)).toHaveAttribute('data-value', '0');
+  }
+  await expect(lab.damage).toHaveAttribute('data-verdict', 'effect_twice');
+  // Guard off: the same storm, tapped as in step 2, until the meter shows money wrong.
   await ch.load('unguarded');
   await expect(lab.safeguard('ledger_unique')).not.toBeChecked();
-  for (let i = 0; i < 12 && (await lab.damage.getAttribute('data-harmed')) !== 'true'; i++) {
+  await expect(lab.damage).not.toHaveAttribute('data-verdict', 'effect_twice');
+  for (let i = 0; i < 12 && (await lab.damage.getAttribute('data-verdict')) !== 'money_wrong'; i++) {
     await lab.tap();
     if (i % 3 === 2) await lab.jump('hour');
   }
   await ch.done(6);
   await ch.finished();
   await expect(lab.damage).toHaveAttribute('data-harmed', 'true');
+  await expect(lab.damage).toHaveAttribute('data-verdict', 'money_wrong');
   lab.expectNoErrors();
 });
 

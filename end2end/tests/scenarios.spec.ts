@@ -90,7 +90,13 @@ test('scenario 10: a relay crash publishes twice and both inboxes catch it', asy
   await expect(caughtIn(lab, 'sms').first()).toBeVisible();
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   await expect(lab.smsList.locator('li')).toHaveCount(1);
-  await expect(lab.damage).toHaveAttribute('data-harmed', 'false');
+  // The money is right, but the fraud check (no inbox) approved the copy again: the meter says
+  // an effect happened twice, not "exactly once".
+  for (const figure of ['double_credits', 'duplicate_sms', 'money_created']) {
+    await expect(lab.figure(figure)).toHaveAttribute('data-value', '0');
+  }
+  await expect(lab.figure('duplicate_approvals')).toHaveAttribute('data-value', '1');
+  await expect(lab.damage).toHaveAttribute('data-verdict', 'effect_twice');
 });
 
 for (const [hours, credited, doubles] of [[24, '2000', '2'], [168, '1000', '0']] as const) {
@@ -115,7 +121,7 @@ for (const [hours, credited, doubles] of [[24, '2000', '2'], [168, '1000', '0']]
   });
 }
 
-test('scenario 12: every guard on, a storm of every fault, every effect exactly once', async ({ page }) => {
+test('scenario 12: every guard on, a storm of every fault, the money exactly once', async ({ page }) => {
   test.setTimeout(90_000);
   const lab = await openFast(page);
   await lab.setFault('request_loss_pct', 30);
@@ -139,8 +145,12 @@ test('scenario 12: every guard on, a storm of every fault, every effect exactly 
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   await expect(lab.shimulBalance).toHaveAttribute('data-value', '1500');
   await expect(lab.smsList.locator('li')).toHaveCount(1);
-  for (const figure of ['double_charges', 'double_credits', 'duplicate_sms', 'lost_events', 'money_created', 'support_tickets']) {
+  for (const figure of ['double_charges', 'double_credits', 'duplicate_sms', 'lost_events', 'money_created',
+    'support_tickets', 'wrong_replays', 'stuck_keys']) {
     await expect(lab.figure(figure)).toHaveAttribute('data-value', '0');
   }
-  await expect(lab.damage).toHaveAttribute('data-harmed', 'false');
+  // The fraud check's crash before its commit approves the batch again after its restart: its
+  // audit row sits outside the broker's transaction, so no guard stops that second approval.
+  await expect(lab.figure('duplicate_approvals')).not.toHaveAttribute('data-value', '0');
+  await expect(lab.damage).toHaveAttribute('data-verdict', 'effect_twice');
 });

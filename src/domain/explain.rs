@@ -114,6 +114,7 @@ fn meaning(kind: EventKind, outcome: Outcome) -> Option<&'static str> {
         (EventKind::Credited, Outcome::Escaped) => "credited-escaped",
         (EventKind::SmsSent, Outcome::Escaped) => "sms-escaped",
         (EventKind::FraudApproved, Outcome::Escaped) => "fraud-escaped",
+        (EventKind::ResponseReplayed, Outcome::Escaped) => "replayed-escaped",
         (EventKind::ResendAppended, _) => "resend-appended",
         (EventKind::RequestLost, _) => "request-lost",
         (EventKind::ResponseLost, _) => "response-lost",

@@ -31,7 +31,7 @@ pub use event::{EventKind, Outcome, TimelineEvent};
 pub use fault::{CrashMode, CrashPoint, Faults};
 pub use layer::Layer;
 pub use safeguard::{Safeguard, SafeguardValue, Safeguards};
-pub use state::{Balances, Damage, SandboxState};
+pub use state::{Balances, Damage, SandboxState, Verdict};
 pub use transfer::{Receipt, TransferBody};
 
 /// A request body field that failed validation: which field, and why.

@@ -50,12 +50,74 @@ pub struct Damage {
     pub money_created: i64,
     /// One ticket per damaged intent.
     pub support_tickets: i64,
+    /// Fraud approvals beyond the first for one event (`fraud.audit`): a second approval of
+    /// the same transfer, which no broker transaction can undo.
+    #[serde(default)]
+    pub duplicate_approvals: i64,
+    /// Stored answers given to a request whose body differs from the one that made them (the
+    /// fingerprint check off): a receipt for a transfer that never ran.
+    #[serde(default)]
+    pub wrong_replays: i64,
+    /// Idempotency keys IN_PROGRESS that can never finish: no instance is still completing
+    /// them and stuck-key recovery is off, so every retry inside the window gets 409.
+    #[serde(default)]
+    pub stuck_keys: i64,
+}
+
+/// The meter's headline: the worst thing that happened, in this order. Money wrong outranks
+/// an effect done twice, which outranks a stuck key, which outranks money on its way; with
+/// none of these, either nothing has moved yet or every effect happened exactly once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    /// A debit or a credit twice, an event lost for good, or money made up or vanished.
+    MoneyWrong,
+    /// The money is right, yet an effect happened twice: a second fraud approval, an SMS
+    /// again, a stored receipt answered to another request's body.
+    EffectTwice,
+    /// A key that can never finish: the customer can neither pay nor learn what happened.
+    Stuck,
+    /// Nothing wrong so far, and money still on its way.
+    InFlight,
+    /// No debit yet: nothing has happened to be right or wrong.
+    NothingMoved,
+    /// Every debit, credit and message happened once, nothing is lost or stuck.
+    ExactlyOnce,
+}
+
+impl Verdict {
+    /// Every verdict, worst first.
+    pub const ALL: [Verdict; 6] = [
+        Verdict::MoneyWrong,
+        Verdict::EffectTwice,
+        Verdict::Stuck,
+        Verdict::InFlight,
+        Verdict::NothingMoved,
+        Verdict::ExactlyOnce,
+    ];
+
+    /// Its id, as the meter's `data-verdict` and its sentence (`damage-verdict-<id>`) name it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Verdict::MoneyWrong => "money_wrong",
+            Verdict::EffectTwice => "effect_twice",
+            Verdict::Stuck => "stuck",
+            Verdict::InFlight => "in_flight",
+            Verdict::NothingMoved => "nothing_moved",
+            Verdict::ExactlyOnce => "exactly_once",
+        }
+    }
+
+    /// Whether this verdict is harm: money wrong, an effect twice, or a stuck key.
+    pub fn is_harm(self) -> bool {
+        self <= Verdict::Stuck
+    }
 }
 
 impl Damage {
-    /// The meter's figures, in the order it shows them (`in_flight` is money on its way, shown
-    /// beside the damage; `money_in_flight` is read with `money_created`).
-    pub const SHOWN: [&'static str; 11] = [
+    /// The meter's figures, in the order it shows them: money first, then the effects done
+    /// twice, the stuck keys, and what is on its way or lost (`money_in_flight` is read with
+    /// `money_created`).
+    pub const SHOWN: [&'static str; 14] = [
         "intents",
         "debits",
         "double_charges",
@@ -63,19 +125,26 @@ impl Damage {
         "double_credits",
         "sms",
         "duplicate_sms",
+        "duplicate_approvals",
+        "wrong_replays",
+        "stuck_keys",
         "in_flight",
         "lost_events",
         "money_created",
         "support_tickets",
     ];
 
-    /// Whether this figure shows harm now: something done twice, or lost for good. Money on
-    /// its way is not harm: `money_created` counts only what no later step will mend.
+    /// Whether this figure shows harm now: money wrong, something done twice, a key stuck,
+    /// or an event lost for good. Money on its way is not harm: `money_created` counts only
+    /// what no later step will mend.
     pub fn harm(&self, id: &str) -> bool {
         match id {
             "double_charges" => self.double_charges != 0,
             "double_credits" => self.double_credits != 0,
             "duplicate_sms" => self.duplicate_sms != 0,
+            "duplicate_approvals" => self.duplicate_approvals != 0,
+            "wrong_replays" => self.wrong_replays != 0,
+            "stuck_keys" => self.stuck_keys != 0,
             "lost_events" => self.lost_events != 0,
             "money_created" => self.money_created + self.money_in_flight != 0,
             "support_tickets" => self.support_tickets != 0,
@@ -83,9 +152,32 @@ impl Damage {
         }
     }
 
-    /// Whether any figure shows harm.
+    /// The worst thing that happened (see [`Verdict`]).
+    pub fn verdict(&self) -> Verdict {
+        let any = |ids: &[&str]| ids.iter().any(|id| self.harm(id));
+        if any(&[
+            "double_charges",
+            "double_credits",
+            "lost_events",
+            "money_created",
+        ]) {
+            Verdict::MoneyWrong
+        } else if any(&["duplicate_sms", "duplicate_approvals", "wrong_replays"]) {
+            Verdict::EffectTwice
+        } else if any(&["stuck_keys"]) {
+            Verdict::Stuck
+        } else if self.in_flight != 0 {
+            Verdict::InFlight
+        } else if self.debits == 0 && self.credits == 0 {
+            Verdict::NothingMoved
+        } else {
+            Verdict::ExactlyOnce
+        }
+    }
+
+    /// Whether the meter shows harm: money wrong, an effect twice, or a stuck key.
     pub fn harmed(&self) -> bool {
-        Self::SHOWN.iter().any(|id| self.harm(id))
+        self.verdict().is_harm()
     }
 
     /// One figure by its JSON field name, without a round trip through JSON (a chapter reads
@@ -104,6 +196,9 @@ impl Damage {
             "money_in_flight" => self.money_in_flight,
             "money_created" => self.money_created,
             "support_tickets" => self.support_tickets,
+            "duplicate_approvals" => self.duplicate_approvals,
+            "wrong_replays" => self.wrong_replays,
+            "stuck_keys" => self.stuck_keys,
             _ => return None,
         })
     }
@@ -228,6 +323,9 @@ mod tests {
             money_in_flight: 10,
             money_created: 11,
             support_tickets: 12,
+            duplicate_approvals: 13,
+            wrong_replays: 14,
+            stuck_keys: 15,
         };
         let json = serde_json::to_value(&d).unwrap();
         for (id, value) in json.as_object().unwrap() {
@@ -256,6 +354,110 @@ mod tests {
         };
         assert!(twice.harm("double_charges") && twice.harmed());
         assert!(!twice.harm("debits"));
+    }
+
+    /// One transfer that went through once: debited, credited, texted, approved.
+    fn once() -> Damage {
+        Damage {
+            intents: 1,
+            debits: 1,
+            credits: 1,
+            sms: 1,
+            ..Damage::default()
+        }
+    }
+
+    #[test]
+    fn the_verdict_names_the_worst_thing_that_happened() {
+        assert_eq!(Damage::default().verdict(), Verdict::NothingMoved);
+        let unanswered = Damage {
+            intents: 2,
+            ..Damage::default()
+        };
+        assert_eq!(unanswered.verdict(), Verdict::NothingMoved, "nothing moved");
+        assert_eq!(once().verdict(), Verdict::ExactlyOnce);
+        let on_its_way = Damage {
+            credits: 0,
+            in_flight: 1,
+            money_in_flight: 500,
+            money_created: -500,
+            ..once()
+        };
+        assert_eq!(on_its_way.verdict(), Verdict::InFlight);
+        assert!(!on_its_way.harmed());
+
+        // Each harm on its own, with its verdict.
+        let stuck = Damage {
+            stuck_keys: 1,
+            ..on_its_way.clone()
+        };
+        assert_eq!(stuck.verdict(), Verdict::Stuck, "stuck outranks in flight");
+        for figure in ["duplicate_sms", "duplicate_approvals", "wrong_replays"] {
+            let mut d = Damage {
+                stuck_keys: 1,
+                ..once()
+            };
+            let json = serde_json::to_value(&d).unwrap();
+            let mut json = json.as_object().unwrap().clone();
+            json.insert(figure.into(), 1.into());
+            d = serde_json::from_value(json.into()).unwrap();
+            assert_eq!(d.verdict(), Verdict::EffectTwice, "{figure} outranks stuck");
+            assert!(d.harm(figure) && d.harmed(), "{figure}");
+        }
+        let money = [
+            Damage {
+                double_charges: 1,
+                debits: 2,
+                money_created: -500,
+                ..once()
+            },
+            Damage {
+                double_credits: 1,
+                credits: 2,
+                money_created: 500,
+                ..once()
+            },
+            Damage {
+                lost_events: 1,
+                credits: 0,
+                money_created: -500,
+                ..once()
+            },
+        ];
+        for d in money {
+            let d = Damage {
+                duplicate_approvals: 1,
+                wrong_replays: 1,
+                stuck_keys: 1,
+                in_flight: 1,
+                ..d
+            };
+            assert_eq!(d.verdict(), Verdict::MoneyWrong, "{d:?}");
+        }
+    }
+
+    #[test]
+    fn verdicts_are_ranked_worst_first_and_the_first_three_are_harm() {
+        let mut sorted = Verdict::ALL;
+        sorted.sort();
+        assert_eq!(sorted, Verdict::ALL);
+        let harm: Vec<_> = Verdict::ALL.iter().filter(|v| v.is_harm()).collect();
+        assert_eq!(
+            harm,
+            [&Verdict::MoneyWrong, &Verdict::EffectTwice, &Verdict::Stuck]
+        );
+        let ids: std::collections::BTreeSet<_> = Verdict::ALL.iter().map(|v| v.id()).collect();
+        assert_eq!(ids.len(), Verdict::ALL.len());
+    }
+
+    #[test]
+    fn an_older_meter_without_the_new_figures_still_reads() {
+        let old = json!({"intents": 1, "debits": 1, "double_charges": 0, "credits": 1,
+            "double_credits": 0, "sms": 1, "duplicate_sms": 0, "lost_events": 0,
+            "money_created": 0, "support_tickets": 0});
+        let d: Damage = serde_json::from_value(old).unwrap();
+        assert_eq!(d, once());
+        assert_eq!(d.verdict(), Verdict::ExactlyOnce);
     }
 
     use super::*;

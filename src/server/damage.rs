@@ -1,20 +1,63 @@
 //! The damage meter, derived from the stores every time it is read: nothing is counted on the
 //! side. Intents come from the lab store (ground truth no guard reads); debits from the
-//! payment ledger; credits and SMS from the wallet and SMS stores. Each store is read once and
-//! every figure is derived from those rows.
+//! payment ledger; credits and SMS from the wallet and SMS stores; second approvals from the
+//! fraud check's audit; answers replayed to another body from the payment API's note of them;
+//! keys still IN_PROGRESS from the idempotency table. Each store is read once and every figure
+//! is derived from those rows. Only whether a key can still finish needs the owner's memory
+//! (the work it has queued and its settings): [`Claims`].
 
 use std::collections::{HashMap, HashSet};
 
+use super::payments::idempotency::{self, KeyStatus};
 use super::store::{StoreName, Stores};
 use crate::domain::pipeline::Consumer;
 use crate::domain::Damage;
+
+/// What the owner knows that the stores do not: whether a key IN_PROGRESS can still finish.
+/// A claim finishes when its instance completes it, or when stuck-key recovery settles it
+/// (a check is armed for every claim, at start-up and when the switch goes on); a claim older
+/// than the window no longer holds its key. Anything else is stuck.
+#[derive(Clone, Debug, Default)]
+pub struct Claims {
+    /// `stuck_recovery` is on: every key IN_PROGRESS will be settled.
+    pub recovery: bool,
+    /// Where the idempotency window starts now.
+    pub window_start_ms: i64,
+    /// (user, key) of every request an instance is still completing (its step is queued).
+    pub completing: HashSet<(String, String)>,
+}
+
+/// Every figure of the meter: what the stores show ([`effects`]), and the keys stuck.
+pub async fn measure(stores: &Stores, claims: &Claims) -> Result<Damage, sqlx::Error> {
+    let mut damage = effects(stores).await?;
+    damage.stuck_keys = stuck_keys(stores, claims).await?;
+    Ok(damage)
+}
+
+/// Keys IN_PROGRESS inside the window that nothing will ever finish.
+async fn stuck_keys(stores: &Stores, claims: &Claims) -> Result<i64, sqlx::Error> {
+    if claims.recovery {
+        return Ok(0);
+    }
+    let held = idempotency::held(
+        &mut *stores.conn(StoreName::Payments).await?,
+        KeyStatus::InProgress,
+        claims.window_start_ms,
+    )
+    .await?;
+    Ok(held
+        .into_iter()
+        .filter(|key| !claims.completing.contains(key))
+        .count() as i64)
+}
 
 /// Rows beyond the first, summed over groups: the duplicates in a set of per-key counts.
 fn beyond_first<'a>(counts: impl Iterator<Item = &'a i64>) -> i64 {
     counts.map(|n| n - 1).sum()
 }
 
-pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
+/// The figures the stores alone tell: every one but the stuck keys (which need [`Claims`]).
+pub async fn effects(stores: &Stores) -> Result<Damage, sqlx::Error> {
     let intents: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM intents")
         .fetch_one(&mut *stores.conn(StoreName::Lab).await?)
         .await?;
@@ -45,6 +88,11 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
         "SELECT transfer_id, COUNT(*), 0 FROM sms GROUP BY transfer_id",
     )
     .await?;
+    let approvals: Vec<i64> = sqlx::query_scalar("SELECT COUNT(*) FROM audit GROUP BY event_id")
+        .fetch_all(&mut *stores.conn(StoreName::Fraud).await?)
+        .await?;
+    let wrong_replays =
+        idempotency::wrong_replays(&mut *stores.conn(StoreName::Payments).await?).await?;
 
     let mut debits_per_intent: HashMap<&str, i64> = HashMap::new();
     let mut damaged: HashSet<&str> = HashSet::new();
@@ -89,6 +137,9 @@ pub async fn measure(stores: &Stores) -> Result<Damage, sqlx::Error> {
         // negative when an event was lost (or is still on its way).
         money_created: credited_total - debited_total,
         support_tickets: damaged.len() as i64,
+        duplicate_approvals: beyond_first(approvals.iter()),
+        wrong_replays,
+        stuck_keys: 0,
     })
 }
 

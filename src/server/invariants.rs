@@ -215,7 +215,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     // The damage meter reads these stores itself.
     drop((payments, broker));
     if promises.money_conserved {
-        let damage = super::damage::measure(stores).await?;
+        let damage = super::damage::effects(stores).await?;
         if damage.in_flight == 0 {
             checked.push("money_conserved");
             if damage.money_created != 0 || damage.lost_events != 0 || damage.double_credits != 0 {

@@ -1,34 +1,39 @@
 //! The damage meter: what the duplicates cost, every figure derived from the stores by the
-//! server (ARCHITECTURE.md, "After the debit"), each with one line on what it means. Money
-//! still on its way (a debit whose event waits in the outbox or the log) is shown as in flight,
-//! not as damage: the meter is calm during every correct transfer.
+//! server (ARCHITECTURE.md, "After the debit"), each with one line on what it means. Its
+//! headline is the worst thing that happened (`domain::state::Verdict`): money wrong, an
+//! effect twice, a key stuck, money on its way, nothing yet, or exactly once. Money still on
+//! its way (a debit whose event waits in the outbox or the log) is shown as in flight, not as
+//! damage: the meter is calm during every correct transfer.
 
 use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use super::stream::LabStream;
-use crate::app::i18n::{num, taka, tr_id};
-use crate::domain::Damage;
+use crate::app::i18n::{num, taka, tr_args, tr_id};
+use crate::domain::{Damage, Verdict};
 
 #[component]
 pub fn DamageMeter(live: LabStream) -> impl IntoView {
     let state = live.shown;
-    let harmed = move || state.with(|s| s.damage.harmed());
+    let verdict = move || state.with(|s| s.damage.verdict());
+    let harmed = move || verdict().is_harm();
     let in_flight = move || state.with(|s| s.damage.in_flight > 0);
-    let money_in_flight = move || state.with(|s| s.damage.money_in_flight);
+    let headline = move || {
+        state.with(|s| {
+            let d = &s.damage;
+            let id = format!("damage-verdict-{}", d.verdict().id());
+            match d.verdict() {
+                Verdict::InFlight => tr_args(&id, &[("amount", taka(d.money_in_flight))]),
+                Verdict::NothingMoved => tr_args(&id, &[("intents", num(d.intents))]),
+                _ => tr_id(&id),
+            }
+        })
+    };
     view! {
-        <section class="panel damage" aria-labelledby="damage-title" data-testid="damage-meter" data-harmed=move || harmed().to_string() data-in-flight=move || in_flight().to_string()>
+        <section class="panel damage" aria-labelledby="damage-title" data-testid="damage-meter" data-harmed=move || harmed().to_string() data-in-flight=move || in_flight().to_string() data-verdict=move || verdict().id()>
             <h2 id="damage-title">{move || tr!("damage-title")}</h2>
-            <p class="damage-verdict" class:bad=harmed>
-                {move || {
-                    if harmed() {
-                        tr!("damage-verdict-bad")
-                    } else if in_flight() {
-                        tr!("damage-verdict-in-flight", { "amount" => taka(money_in_flight()) })
-                    } else {
-                        tr!("damage-verdict-ok")
-                    }
-                }}
+            <p class="damage-verdict" class:bad=harmed data-testid="damage-verdict" aria-live="polite">
+                {headline}
             </p>
             <dl class="figures">
                 {Damage::SHOWN

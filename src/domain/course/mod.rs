@@ -82,7 +82,9 @@ pub enum Check {
     SeenOp(EventKind, &'static str),
     /// The clock stands at least this long after the lesson's start, ms.
     TimeAtLeast(i64),
-    /// The damage meter shows harm: something done twice, or lost for good.
+    /// The damage meter says money went wrong: a debit or a credit twice, an event lost, money
+    /// made up or vanished. An effect done twice with the money right (a second fraud
+    /// approval, which every guard on still lets through) is not this step.
     Harmed,
 }
 
@@ -125,7 +127,7 @@ impl Check {
             Check::SeenOp(kind, op) => events
                 .iter()
                 .any(|e| e.kind == kind && e.details["op"].as_str() == Some(op)),
-            Check::Harmed => state.damage.harmed(),
+            Check::Harmed => state.damage.verdict() == crate::domain::Verdict::MoneyWrong,
         }
     }
 }
@@ -295,5 +297,20 @@ mod tests {
         let settled = Check::FigureSettled("double_charges", 1);
         state.damage.in_flight = 1;
         assert!(!settled.holds(&events, &state));
+    }
+
+    #[test]
+    fn the_harm_step_waits_for_money_wrong_not_a_second_approval() {
+        let mut state = crate::domain::state::state_with_log(vec![]);
+        state.damage.debits = 1;
+        state.damage.credits = 1;
+        state.damage.duplicate_approvals = 1;
+        assert!(state.damage.harmed(), "the meter shows the second approval");
+        assert!(
+            !Check::Harmed.holds(&[], &state),
+            "the guarded run's approval"
+        );
+        state.damage.double_charges = 1;
+        assert!(Check::Harmed.holds(&[], &state));
     }
 }

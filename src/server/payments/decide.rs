@@ -35,6 +35,9 @@ pub enum Decision {
     Run,
     /// The same request finished: send its stored answer again, byte for byte.
     Replay { status: u16, body: String },
+    /// Another body's request finished and the fingerprint check is off: its stored answer
+    /// goes to this one, a receipt for a transfer that never ran. Harm, not a catch.
+    WrongReplay { status: u16, body: String },
     /// The same key is still being worked on: 409.
     InProgress,
     /// The key came with another body: 422.
@@ -53,15 +56,20 @@ pub fn decide(found: Option<&KeyRow>, request_hash: &str, safeguards: &Safeguard
         {
             Decision::OtherBody
         }
-        Some(row) if row.status == KeyStatus::Completed => Decision::Replay {
+        Some(row) if row.status == KeyStatus::Completed => {
             // A COMPLETED row always has its answer (the invariants check it); 500 names the
             // impossible case instead of inventing a success.
-            status: row
+            let status = row
                 .response_status
                 .and_then(|s| u16::try_from(s).ok())
-                .unwrap_or(500),
-            body: row.response_body.clone().unwrap_or_default(),
-        },
+                .unwrap_or(500);
+            let body = row.response_body.clone().unwrap_or_default();
+            if row.request_hash == request_hash {
+                Decision::Replay { status, body }
+            } else {
+                Decision::WrongReplay { status, body }
+            }
+        }
         Some(_) => Decision::InProgress,
     }
 }
@@ -132,10 +140,18 @@ mod tests {
     }
 
     #[test]
-    fn without_the_fingerprint_another_body_gets_the_first_answer() {
+    fn without_the_fingerprint_another_body_gets_the_first_answer_and_it_is_wrong() {
         let off = guards(json!({"fingerprint_check": false}));
-        assert!(matches!(
+        assert_eq!(
             decide(Some(&row(KeyStatus::Completed, "h")), "other", &off),
+            Decision::WrongReplay {
+                status: 201,
+                body: "{\"txn\":\"TXN-88412\"}".to_owned()
+            }
+        );
+        // The same body is still a true replay with the check off.
+        assert!(matches!(
+            decide(Some(&row(KeyStatus::Completed, "h")), "h", &off),
             Decision::Replay { status: 201, .. }
         ));
         assert_eq!(

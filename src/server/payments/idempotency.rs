@@ -211,6 +211,63 @@ pub async fn release(conn: &mut SqliteConnection, row: &StuckRow) -> Result<(), 
     Ok(())
 }
 
+/// The (user, key) of every row in this status created at or after `since_ms`: the damage
+/// meter's look at the keys still held IN_PROGRESS.
+pub async fn held(
+    conn: &mut SqliteConnection,
+    status: KeyStatus,
+    since_ms: i64,
+) -> Result<Vec<(String, String)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT user_id, idem_key FROM idempotency_keys WHERE status = ?1 AND created_ms >= ?2",
+    )
+    .bind(status)
+    .bind(since_ms)
+    .fetch_all(conn)
+    .await
+}
+
+/// A stored answer sent to a request whose body differs from the one that made it: what the
+/// fingerprint check would have refused with 422. The API notes it where it replays (only with
+/// `fingerprint_check` off can it happen), for the damage meter; no guard reads it.
+pub struct WrongReplay<'a> {
+    pub user: &'a str,
+    pub key: &'a str,
+    /// The hash of the body that made the stored answer.
+    pub stored_hash: &'a str,
+    /// The hash of the body this answer went to.
+    pub request_hash: &'a str,
+    pub status: u16,
+    pub at_ms: i64,
+}
+
+/// Notes a [`WrongReplay`] in `wrong_replays`.
+pub async fn note_wrong_replay(
+    conn: &mut SqliteConnection,
+    r: &WrongReplay<'_>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO wrong_replays (user_id, idem_key, stored_hash, request_hash, status, at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )
+    .bind(r.user)
+    .bind(r.key)
+    .bind(r.stored_hash)
+    .bind(r.request_hash)
+    .bind(r.status)
+    .bind(r.at_ms)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// How many stored answers went to another body.
+pub async fn wrong_replays(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COUNT(*) FROM wrong_replays")
+        .fetch_one(conn)
+        .await
+}
+
 /// Drops every partition whose whole day ended at or before `cutoff_ms`: the days dropped and
 /// the rows they held.
 pub async fn drop_partitions(

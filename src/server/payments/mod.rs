@@ -159,6 +159,40 @@ async fn receive(
                     answer(cx, call, attempt, &req, reply);
                     return Ok(());
                 }
+                Decision::WrongReplay { status, body } => {
+                    // The answer goes out as the guard-on replay would (the client cannot
+                    // tell), but it is another body's: noted for the damage meter, and marked
+                    // on the timeline as what it is, an escape the fingerprint would catch.
+                    let stored_hash = found.as_ref().map_or("", |row| row.request_hash.as_str());
+                    idempotency::note_wrong_replay(
+                        &mut *world.stores.conn(StoreName::Payments).await?,
+                        &idempotency::WrongReplay {
+                            user: &req.user,
+                            key: req.key.as_str(),
+                            stored_hash,
+                            request_hash: &req.hash,
+                            status,
+                            at_ms: now,
+                        },
+                    )
+                    .await?;
+                    cx.record(
+                        Layer::Api,
+                        EventKind::ResponseReplayed,
+                        key,
+                        Outcome::Escaped,
+                        details(json!({"status": status, "other_body": true,
+                                       "damage": "wrong receipt",
+                                       "would_catch": [Safeguard::FingerprintCheck.id()]})),
+                    );
+                    let reply = ApiReply {
+                        status,
+                        body,
+                        replayed: true,
+                    };
+                    answer(cx, call, attempt, &req, reply);
+                    return Ok(());
+                }
                 Decision::InProgress => {
                     cx.record(
                         Layer::Api,

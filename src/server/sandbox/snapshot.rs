@@ -3,6 +3,9 @@
 //! `GET …/state` answers it.
 
 use super::*;
+use crate::server::calls::ApiStep;
+use crate::server::damage::Claims;
+use crate::server::payments::recovery::window_start;
 
 impl Owner {
     pub(super) async fn state(&mut self, rows: i64) -> Result<SandboxState, LabError> {
@@ -41,7 +44,27 @@ impl Owner {
                 wallet: wallet.into_iter().collect(),
             },
             tables,
-            damage: crate::server::damage::measure(stores).await?,
+            damage: crate::server::damage::measure(stores, &self.claims()).await?,
         })
+    }
+
+    /// What the damage meter needs from memory to tell a stuck key from one still finishing:
+    /// the recovery switch, the window, and the requests an instance is still completing.
+    fn claims(&self) -> Claims {
+        let completing = self
+            .sim
+            .queued()
+            .filter_map(|step| match step {
+                Step::Api(ApiStep::Complete(a)) => {
+                    Some((a.req.user.clone(), a.req.key.to_string()))
+                }
+                _ => None,
+            })
+            .collect();
+        Claims {
+            recovery: self.world.safeguards.is_on(Safeguard::StuckRecovery),
+            window_start_ms: window_start(&self.world, self.sim.now()),
+            completing,
+        }
     }
 }

@@ -210,6 +210,11 @@ impl<S: Send + PartialEq> Sim<S> {
         &mut self.rng
     }
 
+    /// Every step still queued, in no particular order: the work in flight.
+    pub fn queued(&self) -> impl Iterator<Item = &S> {
+        self.queue.iter().map(|e| &e.step)
+    }
+
     /// When the next step is due, if any.
     pub fn next_due(&self) -> Option<i64> {
         self.queue.peek().map(|e| e.at_ms)
