@@ -249,3 +249,40 @@ fn every_message_the_code_asks_for_exists_in_both_languages() {
         .collect();
     assert!(missing.is_empty(), "asked for but missing: {missing:?}");
 }
+
+/// The text of one message in one language, searched over all its files (one-line messages).
+fn text(lang: &str, id: &str) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("locales/{lang}"));
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let body = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        if let Some(line) = body
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{id} = ")))
+        {
+            return line.to_owned();
+        }
+    }
+    panic!("{lang}: no message {id}");
+}
+
+/// Chapter 04 and its quiz tell what the lab's tables show: past the window the old row is
+/// ignored, its day's partition goes later, and the partition day is part of the key.
+#[test]
+fn chapter_04_says_a_late_key_is_ignored_before_its_day_is_dropped() {
+    for lang in ["bn", "en"] {
+        let look = text(lang, "ch04-look");
+        assert!(look.contains("TXN-88412"), "{lang}: day 1's row stays");
+        assert!(
+            look.contains("(partition_day, user_id, idem_key)"),
+            "{lang}: the key twice, by its primary key"
+        );
+        assert!(
+            text(lang, "ch04-why").contains("PostgreSQL"),
+            "{lang}: why the day is in the key"
+        );
+        assert!(
+            text(lang, "quiz-late_retry_balance-right").contains("partition"),
+            "{lang}: the row is still in its partition"
+        );
+    }
+}

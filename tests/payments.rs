@@ -420,6 +420,61 @@ async fn whole_daily_partitions_are_dropped_once_outside_the_window() {
         .any(|e| e["details"]["days"] == json!([0]) && e["details"]["rows"] == 1));
 }
 
+/// Chapter 04's story as the tables tell it: 49 h on, both nightly runs dropped nothing and day
+/// 1's row is still COMPLETED, only ignored by the claim; the late retry writes the key again
+/// into day 3's partition, so it is in the table twice; day 1's partition goes at the midnight
+/// that starts day 4.
+#[tokio::test]
+async fn past_the_window_a_key_is_ignored_first_and_dropped_with_its_day_later() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(1).await;
+    let keys = |s: &Value| -> Vec<(i64, String, String)> {
+        let mut rows: Vec<_> = s["tables"]["payments.idempotency_keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let body: Value =
+                    serde_json::from_str(r["response_body"].as_str().unwrap()).unwrap();
+                (
+                    r["partition_day"].as_i64().unwrap(),
+                    r["status"].as_str().unwrap().to_owned(),
+                    body["txn"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let done = |day: i64| (day, "COMPLETED".to_owned(), "TXN-88412".to_owned());
+    lab.send(&id, "k", five_hundred(), Some(INTENT)).await; // day 1, 09:00
+    lab.advance_ms(&id, 49 * HOUR_MS).await; // day 3, 10:00
+    let drops = lab.events_of(&id, "partitions_dropped").await;
+    assert_eq!(drops.len(), 2, "the midnights starting day 2 and day 3");
+    assert!(drops.iter().all(|e| e["details"]["rows"] == 0), "{drops:?}");
+    assert_eq!(keys(&lab.state(&id).await), vec![done(0)]);
+    let late = lab.send(&id, "k", five_hundred(), Some(INTENT)).await;
+    assert!(!late.replayed, "the claim ignored day 1's row");
+    assert_eq!(keys(&lab.state(&id).await), vec![done(0), done(2)]);
+    lab.advance_ms(&id, 15 * HOUR_MS).await; // past the midnight starting day 4
+    assert_eq!(keys(&lab.state(&id).await), vec![done(2)]);
+}
+
+/// A retry across midnight lands in the next day's partition, where the primary key alone would
+/// take it as new; inside the window it is still caught.
+#[tokio::test]
+async fn a_retry_across_midnight_inside_the_window_is_replayed() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(1).await;
+    lab.advance_ms(&id, 14 * HOUR_MS + 59 * 60_000).await; // day 1, 23:59
+    let first = lab.send(&id, "k", five_hundred(), None).await;
+    lab.advance_ms(&id, 2 * 60_000).await; // day 2, 00:01
+    let retry = lab.send(&id, "k", five_hundred(), None).await;
+    assert_eq!((retry.status, retry.replayed), (201, true));
+    assert_eq!(retry.body, first.body);
+    assert_eq!(damage(&lab, &id).await["debits"], 1);
+}
+
 /// 100 concurrent sends of one key: one debit, and only 201 and 409.
 #[tokio::test]
 async fn a_hundred_concurrent_sends_of_one_key_debit_once() {

@@ -70,8 +70,8 @@ quiz-window_length-right = window-কে সবচেয়ে লম্বা r
 quiz-window_length-wrong = "চিরকাল" সবচেয়ে নিরাপদ মনে হয়, কিন্তু দিনে প্রায় ১ GB মানে বছরে ৩৬৫ GB, আর প্রতিটি INSERT-এ ক্রমশ বড় হওয়া index আপডেট হয়, এমন key-এর জন্য যা দিয়ে কেউ আর retry করবে না। ঠিক ২৪ ঘণ্টায় কোনো বাড়তি থাকে না: দিনের শেষ দিকের retry key মুছে যাওয়ার ঠিক পরেই পৌঁছাতে পারে।
 
 quiz-late_retry_balance-ask = সব পাহারা চালু, window ৪৮ ঘণ্টা। শিমুলের আছে ৳২,০০০, তিনি ৳৫০০ পাঠান; debit হয়, উত্তর হারায়। ৪৯ ঘণ্টা পরে অ্যাপ একই key নিয়ে retry করে। retry-এর পরে শিমুলের ব্যালান্স কত? টাকার অঙ্কটা লিখুন।
-quiz-late_retry_balance-right = ৳১,৫০০। key ততক্ষণে মুছে গেছে, তাই API retry-কে নতুন হিসেবে চালায়; কিন্তু transfer_id বানানো হয় একই user আর key থেকে, আর ledger-এর UNIQUE(transfer_id) দ্বিতীয় debit ফিরিয়ে দেয়।
-quiz-late_retry_balance-wrong = অনেকে বলেন ৳১,০০০: "window পেরিয়ে গেছে, তাই আবার কাটবে"। ledger-এর UNIQUE বন্ধ থাকলে তা-ই হয়; চালু থাকলে শেষ পাহারা তখনও টিকে থাকে।
+quiz-late_retry_balance-right = ৳১,৫০০। ৪৯ ঘণ্টা পরেও key-এর সারি দিন ১-এর partition-এ রয়ে গেছে (একটা দিন drop হয় কেবল তার সবটা window-এর বাইরে গেলে, দিন ৪ শুরুর মধ্যরাতে), কিন্তু সারিটি ৪৮ ঘণ্টার window-এর চেয়ে পুরোনো, তাই claim সেটাকে উপেক্ষা করে, আর API retry-কে নতুন হিসেবে চালায়, দিন ৩-এর partition-এ। কিন্তু transfer_id বানানো হয় একই user আর key থেকে, আর ledger-এর UNIQUE(transfer_id) দ্বিতীয় debit ফিরিয়ে দেয়।
+quiz-late_retry_balance-wrong = অনেকে বলেন ৳১,০০০: "window পেরিয়ে গেছে, তাই আবার কাটবে"। ledger-এর UNIQUE বন্ধ থাকলে তা-ই হয়; চালু থাকলে শেষ পাহারা তখনও টিকে থাকে। পুরোনো সারি আগেই মুছে গেছে নাকি শুধু উপেক্ষিত, তাতে কিছু বদলায় না: window পেরোলে idempotency table আর সিদ্ধান্ত দেয় না।
 
 ## অধ্যায় ০৫: কিছু কাজ গঠনেই idempotent
 

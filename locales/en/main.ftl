@@ -575,7 +575,7 @@ ch03-why = Look-then-write leaves a gap between the look and the write; an INSER
 ch03-cost = One INSERT before the work, and a client that must retry after a 409.
 
 ch04-title = How long to remember
-ch04-opening = Keys cannot be kept for ever: at 2 million transfers a day and about 500 bytes a row that is about 1 GB a day, 365 GB a year. PocketPay keeps them 48 hours and drops a whole day at once. What happens to a retry that comes later than that?
+ch04-opening = Keys cannot be kept for ever: at 2 million transfers a day and about 500 bytes a row that is about 1 GB a day, 365 GB a year. PocketPay keeps them 48 hours, one partition per day, and drops a day's partition whole once all of that day is out of the window. What happens to a retry that comes later than 48 hours?
 ch04-step1 = Load the chapter: every guard on, a 48-hour window, every answer lost.
 ch04-step1-try = Press "Load this chapter's starting point" above.
 ch04-step2 = Tap Send and wait until the app gives up.
@@ -584,14 +584,14 @@ ch04-step3 = Slide "response lost" down to 0 %.
 ch04-step3-try = The slider is in the network panel.
 ch04-step4 = Move time 49 hours on with the instructor's clock: +1 day, +1 day, +1 hour.
 ch04-step4-try = The jump buttons are in the instructor's panel, under the virtual clock.
-ch04-step5 = Tap Send again. The key is past the window, so the API runs it as new, and the ledger stops it.
+ch04-step5 = Tap Send again. The key's row is still in the table, in day 1's partition, but at 49 hours old it is outside the 48-hour window, so the claim ignores it and writes a new row into today's partition, day 3: the API runs the retry as new, and the ledger stops it.
 ch04-step5-try = The app kept its key: the retry carries it, 49 hours later.
 ch04-step6 = Now without the last line: press "Load it again, guard off" (the ledger's UNIQUE is switched off) and do steps 2 to 5 again. This time the late retry debits Shimul a second time: watch the damage meter.
 ch04-step6-try = Send, wait until the app gives up, slide "response lost" to 0 %, jump +1 day, +1 day, +1 hour, and Send again.
-ch04-look = The jobs lane shows the nightly drop of old partitions. The late retry passes the API, then the ledger's UNIQUE(transfer_id) refuses it: the ◆ on the ledger lane. Shimul still has ৳1,500. Guard off, there is no ◆ on the ledger lane: Shimul ends with ৳1,000 and the meter counts a double charge.
+ch04-look = The jobs lane shows the nightly job at both midnights you crossed, each dropping 0 rows: a day's partition goes only once the whole day is out of the window, so day 1 goes at the midnight that starts day 4. Until then the inspector still shows day 1's row, COMPLETED with TXN-88412; the claim simply ignores a row older than the window. After the late retry the key is in the table twice, in day 1's partition and in day 3's, because the primary key is (partition_day, user_id, idem_key). The retry passes the API, then the ledger's UNIQUE(transfer_id) refuses it: the ◆ on the ledger lane. Shimul still has ৳1,500. Guard off, there is no ◆ on the ledger lane: Shimul ends with ৳1,000 and the meter counts a double charge.
 ch04-why-title = Why it held, and why it broke
-ch04-why = A window must be longer than the longest retry, plus a margin; a retry after it is a new request to the table. The ledger's UNIQUE is the last line and holds even then; without it, the late retry is a second debit.
-ch04-cost = 48 hours of keys: about 2 GB at PocketPay's size. Dropping a whole day's partition is one quick operation; deleting a day row by row would be two million.
+ch04-why = A window must be longer than the longest retry, plus a margin; a retry after it is a new request to the table, whether its old row is already dropped or only ignored. Why is the day part of the key? On a partitioned table (in PostgreSQL, for one) every unique index must include the partition key, so a key is unique within one day only. A retry that crosses midnight lands in the next day's partition, where the primary key alone would take it as new; so the claim also refuses a key still held in an earlier day's partition inside the window, and a transfer sent at 23:59 and retried at 00:01 is still caught. The ledger's UNIQUE is the last line and holds even past the window; without it, the late retry is a second debit.
+ch04-cost = 48 hours of keys: about 2 GB at PocketPay's size, and up to 3 GB on disk just before midnight, since a day stays until all of it is out of the window. Dropping a whole day's partition is one quick operation; deleting a day row by row would be two million.
 
 ch07-title = Inside the broker
 ch07-opening = After the debit, an event travels to a Kafka-like log and on to the fraud check. Two things can copy it there: a producer that sends a batch again after its acknowledgement was lost, and a fraud check that crashes after writing and before committing.

@@ -70,8 +70,8 @@ quiz-window_length-right = The window must outlast the longest retry, or a late 
 quiz-window_length-wrong = "For ever" feels safest, but at about 1 GB a day it grows to 365 GB a year, and every INSERT updates an ever larger index, for keys nobody will retry. Exactly 24 hours leaves no margin: a retry near the end of its day can arrive just after its key is gone.
 
 quiz-late_retry_balance-ask = Every guard is on and the window is 48 hours. Shimul has ৳2,000 and sends ৳500; the debit happens, the answer is lost. 49 hours later the app retries with the same key. What is Shimul's balance after the retry? Type the amount in taka.
-quiz-late_retry_balance-right = ৳1,500. The key has been dropped, so the API runs the retry as new; but the transfer_id is made from the same user and key, and the ledger's UNIQUE(transfer_id) refuses the second debit.
-quiz-late_retry_balance-wrong = ৳1,000 is the common guess: "the window is over, so it debits again". That is what happens with the ledger's UNIQUE switched off; with it on, the last guard still holds.
+quiz-late_retry_balance-right = ৳1,500. After 49 hours the key's row is still in day 1's partition (a day is dropped only once all of it is out of the window, at the midnight that starts day 4), but it is older than the 48-hour window, so the claim ignores it and the API runs the retry as new, in day 3's partition. The transfer_id is made from the same user and key, though, and the ledger's UNIQUE(transfer_id) refuses the second debit.
+quiz-late_retry_balance-wrong = ৳1,000 is the common guess: "the window is over, so it debits again". That is what happens with the ledger's UNIQUE switched off; with it on, the last guard still holds. Whether the old row is already dropped or only ignored changes nothing: past the window, the idempotency table no longer decides.
 
 ## Chapter 05: some work is idempotent by its shape
 
