@@ -117,7 +117,7 @@ quiz-inbox_order-o3 = event_id inbox-এ INSERT; কপি হলে এখা�
 quiz-inbox_order-o4 = তিথির ব্যালান্সে ৳৫০০ যোগ।
 quiz-inbox_order-o5 = local transaction commit।
 quiz-inbox_order-o6 = log-এ offset commit।
-quiz-inbox_order-right = inbox সারি আর জমা একই local transaction-এ, তাই দুটোই হয় অথবা কোনোটাই না, আর কপি থামে তার INSERT-এ। offset আসে সবার শেষে: তার ঠিক আগে crash হলে event শুধু আবার পড়া হয়, আর inbox সেটা বাদ দেয়।
+quiz-inbox_order-right = inbox সারি আর জমা একই local transaction-এ, তাই দুটোই হয় অথবা কোনোটাই না, আর কপি থামে তার INSERT-এ। transaction-এর ভেতরে এ দুটোর কোনটা আগে, তাতে কিছু যায় আসে না, তাই দুই ক্রমই ঠিক ধরা হয়: commit-এর আগে কিছুই টিকে থাকে না, আর কপির INSERT ব্যর্থ হলে rollback তার আগে করা জমাটাও ফিরিয়ে নেয়। আসল কথা চারপাশের কাঠামো: transaction শুরু হয় দুটোর আগে, commit হয় দুটোর পরে। offset আসে সবার শেষে: তার ঠিক আগে crash হলে event শুধু আবার পড়া হয়, আর inbox সেটা বাদ দেয়।
 quiz-inbox_order-wrong = আগে offset commit করা চেনা ভুল: তার ঠিক পরে crash হলে জমাটা চিরতরে হারায়। inbox-এর transaction-এর বাইরে জমা করাও ভুল: দুইয়ের মাঝে crash হলে জমা থেকে যায় inbox সারি ছাড়া, আর কপিটা আবার জমা হয়।
 
 quiz-relay_twice_credit-ask = inbox বন্ধ, তিথির আছে ৳০। relay শিমুলের ৳৫০০-এর TransferDone প্রকাশ করে, আর পাঠানো হয়েছে বলে চিহ্ন দেওয়ার আগেই crash করে; ফিরে এসে আবার প্রকাশ করে। দুটি কপিই পড়া হলে তিথির ব্যালান্স কত? টাকার অঙ্কটা লিখুন।

@@ -117,7 +117,7 @@ quiz-inbox_order-o3 = INSERT the event_id into the inbox; a copy fails here and 
 quiz-inbox_order-o4 = Add ৳500 to Tithi's balance.
 quiz-inbox_order-o5 = Commit the local transaction.
 quiz-inbox_order-o6 = Commit the offset in the log.
-quiz-inbox_order-right = The inbox row and the credit share one local transaction, so both happen or neither does, and a copy stops at its INSERT. The offset comes last: a crash just before it only means the event is read again, and the inbox skips it.
+quiz-inbox_order-right = The inbox row and the credit share one local transaction, so both happen or neither does, and a copy stops at its INSERT. Which of the two goes first inside it does not matter, and either order is marked right: nothing is kept until the commit, and when a copy's INSERT fails, the rollback takes back a credit made before it as well. What matters is the frame around them: the transaction begins before both and commits after both. The offset comes last: a crash just before it only means the event is read again, and the inbox skips it.
 quiz-inbox_order-wrong = Committing the offset first is the usual slip: a crash right after it loses the credit for good. Crediting outside the inbox's transaction fails too: a crash between the two leaves a credit with no inbox row, and the copy is credited again.
 
 quiz-relay_twice_credit-ask = The inboxes are off, and Tithi has ৳0. The relay publishes the TransferDone for Shimul's ৳500 and crashes before marking it sent; when it comes back, it publishes it again. What is Tithi's balance once both copies are read? Type the amount in taka.

@@ -16,8 +16,9 @@ pub enum Kind {
     /// Pick the guard that catches this duplicate: a choice whose options are guards.
     Guard { options: u8, right: u8 },
     /// Put `items` in order; the messages list them in the right order and the page shuffles
-    /// them by `Question::shuffled`.
-    Order { items: u8 },
+    /// them by `Question::shuffled`. Items `free.0 ..= free.1`, if given, are right in any
+    /// order among themselves: steps inside one transaction, which no one sees apart.
+    Order { items: u8, free: Option<(u8, u8)> },
     /// Type a whole number: a balance in taka, a count.
     Number { answer: i64 },
 }
@@ -51,12 +52,16 @@ impl Question {
             (Kind::Choice { right, .. } | Kind::Guard { right, .. }, Answer::Option(o)) => {
                 *o == right
             }
-            (Kind::Order { items }, Answer::Order(order)) => {
-                order.len() == usize::from(items)
-                    && order
-                        .iter()
-                        .enumerate()
-                        .all(|(i, &it)| usize::from(it) == i + 1)
+            (Kind::Order { items, free }, Answer::Order(order)) => {
+                let mut sorted = order.clone();
+                sorted.sort_unstable();
+                let each_once = sorted.iter().copied().eq(1..=items);
+                let in_free = |it: u8| free.is_some_and(|(lo, hi)| (lo..=hi).contains(&it));
+                each_once
+                    && order.iter().enumerate().all(|(i, &it)| {
+                        let place = u8::try_from(i + 1).unwrap_or(u8::MAX);
+                        it == place || (in_free(it) && in_free(place))
+                    })
             }
             (Kind::Number { answer }, Answer::Number(n)) => *n == answer,
             _ => false,
@@ -67,19 +72,15 @@ impl Question {
     /// rotation and swap of the right order, never the right order itself, the same on the
     /// server and in the browser (so hydration finds what the server drew).
     pub fn shuffled(&self) -> Vec<u8> {
-        let Kind::Order { items } = self.kind else {
+        let Kind::Order { items, .. } = self.kind else {
             return Vec::new();
         };
         let n = items.max(2);
         // Reverse, then rotate by one: for n ≥ 2 never the identity.
         let mut order: Vec<u8> = (1..=n).rev().collect();
         order.rotate_left(1);
-        if order
-            .iter()
-            .enumerate()
-            .all(|(i, &it)| usize::from(it) == i + 1)
-        {
-            order.swap(0, 1);
+        if self.is_right(&Answer::Order(order.clone())) {
+            order.swap(0, usize::from(n) - 1);
         }
         order
     }
@@ -88,7 +89,7 @@ impl Question {
     pub fn options(&self) -> u8 {
         match self.kind {
             Kind::Choice { options, .. } | Kind::Guard { options, .. } => options,
-            Kind::Order { items } => items,
+            Kind::Order { items, .. } => items,
             Kind::Number { .. } => 0,
         }
     }
@@ -171,7 +172,10 @@ pub const QUESTIONS: &[Question] = &[
         id: "claim_order",
         chapter: 3,
         remember: None,
-        kind: Order { items: 5 },
+        kind: Order {
+            items: 5,
+            free: None,
+        },
         demo: (3, On),
     },
     Question {
@@ -235,7 +239,12 @@ pub const QUESTIONS: &[Question] = &[
         id: "inbox_order",
         chapter: 8,
         remember: Some(3),
-        kind: Order { items: 6 },
+        // The inbox INSERT and the credit (items 3 and 4) share one local transaction: either
+        // order is right.
+        kind: Order {
+            items: 6,
+            free: Some((3, 4)),
+        },
         demo: (10, On),
     },
     Question {
@@ -318,7 +327,7 @@ mod tests {
                     assert!(q.is_right(&Answer::Option(right)));
                     assert!(!q.is_right(&Answer::Option(right % options + 1)));
                 }
-                Order { items } => {
+                Order { items, free } => {
                     assert!((3..=7).contains(&items), "{}", q.id);
                     let shuffled = q.shuffled();
                     assert!(!q.is_right(&Answer::Order(shuffled.clone())), "{}", q.id);
@@ -326,6 +335,9 @@ mod tests {
                     sorted.sort_unstable();
                     assert!(q.is_right(&Answer::Order(sorted)));
                 }
+                    if let Some((lo, hi)) = free {
+                        assert!(1 <= lo && lo < hi && hi <= items, "{}", q.id);
+                    }
                 Number { answer } => {
                     assert!(q.is_right(&Answer::Number(answer)));
                     assert!(!q.is_right(&Answer::Number(answer + 500)));
@@ -341,7 +353,7 @@ mod tests {
                 id: "t",
                 chapter: 1,
                 remember: None,
-                kind: Order { items },
+                kind: Order { items, free: None },
                 demo: (1, On),
             };
             let s = q.shuffled();
@@ -378,6 +390,26 @@ mod parse_tests {
         }
         assert_eq!(parse_whole("-500"), Some(-500));
         for bad in ["", "৳", "15o0", "1.5", "1500৳", "one"] {
+
+    #[test]
+    fn the_inbox_insert_and_the_credit_are_right_in_either_order_and_nothing_else_moves() {
+        let q = QUESTIONS.iter().find(|q| q.id == "inbox_order").unwrap();
+        let right = |o: &[u8]| q.is_right(&Answer::Order(o.to_vec()));
+        assert!(right(&[1, 2, 3, 4, 5, 6]));
+        // Balance add, then inbox INSERT: both inside the one local transaction.
+        assert!(right(&[1, 2, 4, 3, 5, 6]));
+        // The offset before the local commit, or a write outside the transaction, is wrong.
+        assert!(!right(&[1, 2, 3, 4, 6, 5]));
+        assert!(!right(&[1, 3, 2, 4, 5, 6]));
+        assert!(!right(&[1, 2, 3, 5, 4, 6]));
+        // Every item once: a repeat is not an answer.
+        assert!(!right(&[1, 2, 3, 3, 5, 6]));
+        assert!(!right(&[1, 2, 3, 4, 5]));
+        assert!(!right(&q.shuffled()));
+        // The claim's order has no free run.
+        let claim = QUESTIONS.iter().find(|q| q.id == "claim_order").unwrap();
+        assert!(!claim.is_right(&Answer::Order(vec![1, 3, 2, 4, 5])));
+    }
             assert_eq!(parse_whole(bad), None, "{bad}");
         }
     }

@@ -79,7 +79,7 @@ fn right_text(q: &'static Question) -> String {
         Kind::Choice { right, .. } | Kind::Guard { right, .. } => {
             answer_text(q, &Answer::Option(right))
         }
-        Kind::Order { items } => answer_text(q, &Answer::Order((1..=items).collect())),
+        Kind::Order { items, .. } => answer_text(q, &Answer::Order((1..=items).collect())),
         Kind::Number { answer } => answer_text(q, &Answer::Number(answer)),
     }
 }
