@@ -329,15 +329,15 @@ mod tests {
                 }
                 Order { items, free } => {
                     assert!((3..=7).contains(&items), "{}", q.id);
+                    if let Some((lo, hi)) = free {
+                        assert!(1 <= lo && lo < hi && hi <= items, "{}", q.id);
+                    }
                     let shuffled = q.shuffled();
                     assert!(!q.is_right(&Answer::Order(shuffled.clone())), "{}", q.id);
                     let mut sorted = shuffled;
                     sorted.sort_unstable();
                     assert!(q.is_right(&Answer::Order(sorted)));
                 }
-                    if let Some((lo, hi)) = free {
-                        assert!(1 <= lo && lo < hi && hi <= items, "{}", q.id);
-                    }
                 Number { answer } => {
                     assert!(q.is_right(&Answer::Number(answer)));
                     assert!(!q.is_right(&Answer::Number(answer + 500)));
@@ -360,6 +360,26 @@ mod tests {
             assert_eq!(s.len(), usize::from(items));
             assert!(!q.is_right(&Answer::Order(s)));
         }
+    }
+
+    #[test]
+    fn the_inbox_insert_and_the_credit_are_right_in_either_order_and_nothing_else_moves() {
+        let q = QUESTIONS.iter().find(|q| q.id == "inbox_order").unwrap();
+        let right = |o: &[u8]| q.is_right(&Answer::Order(o.to_vec()));
+        assert!(right(&[1, 2, 3, 4, 5, 6]));
+        // Balance add, then inbox INSERT: both inside the one local transaction.
+        assert!(right(&[1, 2, 4, 3, 5, 6]));
+        // The offset before the local commit, or a write outside the transaction, is wrong.
+        assert!(!right(&[1, 2, 3, 4, 6, 5]));
+        assert!(!right(&[1, 3, 2, 4, 5, 6]));
+        assert!(!right(&[1, 2, 3, 5, 4, 6]));
+        // Every item once: a repeat is not an answer.
+        assert!(!right(&[1, 2, 3, 3, 5, 6]));
+        assert!(!right(&[1, 2, 3, 4, 5]));
+        assert!(!right(&q.shuffled()));
+        // The claim's order has no free run.
+        let claim = QUESTIONS.iter().find(|q| q.id == "claim_order").unwrap();
+        assert!(!claim.is_right(&Answer::Order(vec![1, 3, 2, 4, 5])));
     }
 }
 
@@ -390,26 +410,6 @@ mod parse_tests {
         }
         assert_eq!(parse_whole("-500"), Some(-500));
         for bad in ["", "৳", "15o0", "1.5", "1500৳", "one"] {
-
-    #[test]
-    fn the_inbox_insert_and_the_credit_are_right_in_either_order_and_nothing_else_moves() {
-        let q = QUESTIONS.iter().find(|q| q.id == "inbox_order").unwrap();
-        let right = |o: &[u8]| q.is_right(&Answer::Order(o.to_vec()));
-        assert!(right(&[1, 2, 3, 4, 5, 6]));
-        // Balance add, then inbox INSERT: both inside the one local transaction.
-        assert!(right(&[1, 2, 4, 3, 5, 6]));
-        // The offset before the local commit, or a write outside the transaction, is wrong.
-        assert!(!right(&[1, 2, 3, 4, 6, 5]));
-        assert!(!right(&[1, 3, 2, 4, 5, 6]));
-        assert!(!right(&[1, 2, 3, 5, 4, 6]));
-        // Every item once: a repeat is not an answer.
-        assert!(!right(&[1, 2, 3, 3, 5, 6]));
-        assert!(!right(&[1, 2, 3, 4, 5]));
-        assert!(!right(&q.shuffled()));
-        // The claim's order has no free run.
-        let claim = QUESTIONS.iter().find(|q| q.id == "claim_order").unwrap();
-        assert!(!claim.is_right(&Answer::Order(vec![1, 3, 2, 4, 5])));
-    }
             assert_eq!(parse_whole(bad), None, "{bad}");
         }
     }
