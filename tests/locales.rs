@@ -126,6 +126,10 @@ fn built_ids() -> BTreeSet<String> {
             ids.insert(format!("{key}-step{k}"));
             ids.insert(format!("{key}-step{k}-try"));
         }
+        // Each button that loads another preset beside the chapter's first.
+        for load in chapter.more_loads() {
+            ids.insert(load.label_id(&chapter));
+        }
     }
     for op in NaturalOp::ALL {
         for id in [

@@ -198,12 +198,33 @@ test('chapter 08: without inboxes Tithi is paid twice; with them, once', async (
   await ch.done(3);
   await lab.send.click();
   await ch.done(4);
-  await ch.finished();
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   await expect(lab.smsList.locator('li')).toHaveCount(1);
   // Paid once, texted once; the fraud check, with no inbox, approved the resent copy again.
   await expect(lab.figure('double_credits')).toHaveAttribute('data-value', '0');
   await expect(lab.damage).toHaveAttribute('data-verdict', 'effect_twice');
+  // The replay trap (scenario 11): Send, two days on, the wallet replayed from 5 days back.
+  // A 24-hour inbox has forgotten the event (step 5); a 7-day one catches the copy (step 6).
+  for (const [k, button, credited] of [
+    [5, 'preset-load-11-unguarded', '1000'],
+    [6, 'preset-load-11-guarded', '500'],
+  ] as const) {
+    await page.getByTestId(button).click();
+    await expect(lab.kind('scenario_loaded')).toHaveCount(1);
+    await expect(lab.tithiBalance).toHaveAttribute('data-value', '0');
+    await lab.send.click();
+    await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
+    await lab.jump('day');
+    await lab.jump('day');
+    await page.getByTestId('replay-consumer').selectOption('wallet');
+    await page.getByTestId('replay-days').fill('5');
+    await page.getByTestId('replay-start').click();
+    await expect(lab.kind('replay_started')).toHaveCount(1);
+    await lab.jump('minute');
+    await ch.done(k);
+    await expect(lab.tithiBalance).toHaveAttribute('data-value', credited);
+  }
+  await ch.finished();
   lab.expectNoErrors();
 });
 

@@ -94,10 +94,16 @@ impl Question {
         }
     }
 
-    /// The lab link that shows the answer live: `/lab?scenario=N&variant=v`.
+    /// The lab link that shows the answer live, with the question's chapter open beside it:
+    /// `/lab?scenario=N&variant=v&chapter=C`. The chapter walks that preset (its steps load
+    /// it, or point at its button), so the steps beside the lab are about what it shows.
     pub fn demo_href(&self) -> String {
         let (n, variant) = self.demo;
-        format!("/lab?scenario={n}&variant={}", variant.id())
+        format!(
+            "/lab?scenario={n}&variant={}&chapter={}",
+            variant.id(),
+            self.chapter
+        )
     }
 }
 
@@ -343,6 +349,29 @@ mod tests {
                     assert!(!q.is_right(&Answer::Number(answer + 500)));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_questions_lab_link_opens_a_chapter_that_walks_its_preset() {
+        use crate::domain::course::{chapter, Load};
+        let q = QUESTIONS.iter().find(|q| q.id == "replay_window").unwrap();
+        assert_eq!(q.demo_href(), "/lab?scenario=11&variant=guarded&chapter=8");
+        for q in QUESTIONS {
+            // Chapter 02 talks through the retry storm and a reused key without a walk of
+            // their own: its questions' presets are not among its steps yet.
+            if matches!(q.id, "retry_storm_guard" | "same_key_other_body") {
+                continue;
+            }
+            let c = chapter(q.chapter).unwrap();
+            let (scenario, variant) = q.demo;
+            let demo = Load { scenario, variant };
+            assert!(
+                c.first_load() == demo || c.more_loads().contains(&demo),
+                "{}: chapter {} does not load scenario {scenario} {variant:?}",
+                q.id,
+                q.chapter
+            );
         }
     }
 

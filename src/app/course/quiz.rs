@@ -55,11 +55,6 @@ impl Progress {
     }
 }
 
-/// The lab link that shows a question's answer, with its chapter open beside it.
-fn demo_href(q: &Question) -> String {
-    format!("{}&chapter={}", q.demo_href(), q.chapter)
-}
-
 /// An answer written for the page: an option's text, an order, or a number.
 fn answer_text(q: &'static Question, answer: &Answer) -> String {
     match answer {
@@ -279,7 +274,7 @@ pub fn QuizQuestion(q: &'static Question, number: usize) -> impl IntoView {
                     <p>{move || tr_id(&format!("quiz-{id}-right"))}</p>
                     <p class="quiz-wrong"><strong>{move || tr!("quiz-common-wrong")}</strong> " " {move || tr_id(&format!("quiz-{id}-wrong"))}</p>
                     <div class="controls">
-                        <a href=demo_href(q) rel="external" data-testid="quiz-demo">{move || tr!("quiz-see-lab")}</a>
+                        <a href=q.demo_href() rel="external" data-testid="quiz-demo">{move || tr!("quiz-see-lab")}</a>
                         <button type="button" data-testid="quiz-retry" on:click=retry>{move || tr!("quiz-retry")}</button>
                     </div>
                 </div>

@@ -15,9 +15,8 @@ use crate::app::course::quiz::ChapterQuiz;
 use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_id};
 use crate::app::storage;
-use crate::domain::course::{self, Chapter, Panel};
+use crate::domain::course::{self, Chapter, Load, Panel};
 use crate::domain::realworld::Place;
-use crate::domain::scenario::Variant;
 
 /// Where finished chapters are remembered in the browser.
 const PROGRESS_KEY: &str = "pocketpay-lab:chapters-done";
@@ -134,10 +133,10 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     // Loading a preset: the answer (the sandbox after its reset) is taken in at once.
     let loading = Action::new({
         let live = live.clone();
-        move |variant: &Variant| {
-            let (live, variant) = (live.clone(), *variant);
+        move |preset: &Load| {
+            let (live, preset) = (live.clone(), *preset);
             async move {
-                let after = load_scenario(live.sandbox(), chapter.scenario, variant).await?;
+                let after = load_scenario(live.sandbox(), preset.scenario, preset.variant).await?;
                 match after.last_reset_id() {
                     Some(reset_id) => live.take_reset(reset_id, Some(after)),
                     None => live.refresh(),
@@ -150,28 +149,18 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     let error = failed(loading);
     let load = {
         let latch_key = latch_key.clone();
-        move |variant: Variant| {
+        move |preset: Load| {
             // The chapter's first load starts it over; the guarded reload goes on from there.
-            if variant == chapter.variant {
+            if preset == chapter.first_load() {
                 let fresh = vec![false; chapter.steps.len()];
                 save_latch(&latch_key, &fresh);
                 progress.set(fresh);
             }
-            loading.dispatch(variant);
+            loading.dispatch(preset);
         }
     };
-    // The other variants this chapter's steps load or point at, each with a button of its own.
-    let mut more_loads: Vec<Variant> = Vec::new();
-    for step in chapter.steps {
-        for v in [Variant::Guarded, Variant::Unguarded, Variant::AtMostOnce] {
-            let loads = matches!(step.check, course::Check::Loaded(_, w) if w == v);
-            let points =
-                step.points_at.and_then(|p| p.strip_prefix("preset-load-")) == Some(v.id());
-            if (loads || points) && v != chapter.variant && !more_loads.contains(&v) {
-                more_loads.push(v);
-            }
-        }
-    }
+    // The other presets this chapter's steps load or point at, each with a button of its own.
+    let more_loads = chapter.more_loads();
     let (back, next) = course::neighbours(n);
     let here = StoredValue::new(key.clone());
     let text = move |suffix: &str| tr_id(&format!("{}-{suffix}", here.get_value()));
@@ -230,19 +219,19 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                         disabled=move || busy.get()
                         on:click={
                             let load = load.clone();
-                            move |_| load(chapter.variant)
+                            move |_| load(chapter.first_load())
                         }
                     >
                         {move || tr!("chapter-load", { "n" => digits(&chapter.scenario.to_string()) })}
                     </button>
                     {more_loads
                         .into_iter()
-                        .map(|variant| {
+                        .map(|preset| {
                             let load = load.clone();
-                            let id = variant.id();
+                            let label = preset.label_id(chapter);
                             view! {
-                                <button type="button" data-testid=format!("preset-load-{id}") disabled=move || busy.get() on:click=move |_| load(variant)>
-                                    {move || tr_id(&format!("chapter-load-{id}"))}
+                                <button type="button" data-testid=preset.testid(chapter) disabled=move || busy.get() on:click=move |_| load(preset)>
+                                    {move || tr_id(&label)}
                                 </button>
                             }
                         })

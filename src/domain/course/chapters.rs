@@ -198,7 +198,8 @@ pub const CHAPTERS: [Chapter; 9] = [
             Panel::Inspector,
         ],
     },
-    // 08: the consumer's inbox: a relay that publishes twice.
+    // 08: the consumer's inbox: a relay that publishes twice; then the replay trap (scenario
+    // 11): the wallet replayed from 5 days back, against a 24-hour inbox window and a 7-day one.
     Chapter {
         n: 8,
         scenario: 10,
@@ -211,6 +212,16 @@ pub const CHAPTERS: [Chapter; 9] = [
                 Seen(K::InboxDuplicate, Some(O::Caught), 2),
                 Some("send-button"),
             ),
+            // Send, two days on, replay: the 24-hour window has forgotten the event.
+            step(
+                Replayed(11, Variant::Unguarded, O::Escaped),
+                Some("preset-load-11-unguarded"),
+            ),
+            // The same with the window as long as the log's retention: caught.
+            step(
+                Replayed(11, Variant::Guarded, O::Caught),
+                Some("preset-load-11-guarded"),
+            ),
         ],
         panels: &[
             Panel::Phone,
@@ -218,6 +229,7 @@ pub const CHAPTERS: [Chapter; 9] = [
             Panel::Tithi,
             Panel::Damage,
             Panel::Timeline,
+            Panel::Instructor,
         ],
     },
     // 09: every guard at once, against every fault; then no guard at all.

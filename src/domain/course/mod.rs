@@ -10,8 +10,10 @@ use super::state::SandboxState;
 use super::{EventKind, Outcome, TimelineEvent};
 
 mod chapters;
+mod loads;
 
 pub use chapters::CHAPTERS;
+pub use loads::Load;
 
 /// A panel of the lab a chapter may keep in view (the rest fold away while it is open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,6 +68,10 @@ impl Panel {
 pub enum Check {
     /// The scenario's preset, in this variant, is the one loaded.
     Loaded(u8, Variant),
+    /// With this preset loaded, a consumer replay brought back an event handled at least a day
+    /// before, and its inbox caught the copy (`Caught`) or it was applied again (`Escaped`):
+    /// the replay trap, one way or the other.
+    Replayed(u8, Variant, Outcome),
     /// At least `n` events of this kind (and this outcome, if given).
     Seen(EventKind, Option<Outcome>, usize),
     /// A figure of the damage meter is at least this.
@@ -100,6 +106,10 @@ impl Check {
                     e.details["n"].as_u64() == Some(u64::from(n))
                         && e.details["variant"].as_str() == Some(variant.id())
                 }),
+            Check::Replayed(n, variant, outcome) => {
+                Check::Loaded(n, variant).holds(events, state)
+                    && loads::replay_brought_back(events, outcome)
+            }
             Check::Seen(kind, outcome, n) => {
                 events
                     .iter()
