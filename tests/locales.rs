@@ -290,3 +290,34 @@ fn chapter_04_says_a_late_key_is_ignored_before_its_day_is_dropped() {
         );
     }
 }
+
+/// The calculators' words agree with their figures: the tickets share the day page names is
+/// the calculator's, PocketPay's day is measured in rows against the run's own, and the lab's
+/// 5 s timeout is set beside the lesson's 15 s.
+#[test]
+fn the_calculators_and_the_timeout_say_what_the_figures_are() {
+    use pocketpay_lab::domain::calc::Tickets;
+    let bangla = |s: &str| -> String {
+        s.chars()
+            .map(|c| match c.to_digit(10) {
+                Some(d) => char::from_u32(0x09E6 + d).unwrap(),
+                None => c,
+            })
+            .collect()
+    };
+    let per_ticket = Tickets::default().charges_per_ticket.to_string();
+    for (lang, n) in [("en", per_ticket.clone()), ("bn", bangla(&per_ticket))] {
+        for id in ["day-row-tickets", "day-assume-ticket", "calc-tickets-note"] {
+            assert!(text(lang, id).contains(&n), "{lang}: {id} names 1 in {n}");
+        }
+        assert!(
+            text(lang, "calc-drop-scale").contains("{ $scale }"),
+            "{lang}: the scale is the measured run's"
+        );
+        let fifteen = if lang == "en" { "15" } else { "১৫" };
+        for id in ["ch01-step2", "fault-phone_timeout_ms-hint"] {
+            assert!(text(lang, id).contains(fifteen), "{lang}: {id}");
+        }
+    }
+    assert!(!text("en", "calc-drop-note").contains("thousand"));
+}

@@ -345,8 +345,9 @@ mod tests {
     fn tickets_and_extrapolation_follow_the_calculators_assumptions() {
         let mut run = DayRun::new(DayGuards::Off);
         assert_eq!(run.tickets(), None);
+        // One ticket for every 441 double charges, as the tickets calculator assumes.
         run.damage = Some(Damage {
-            double_charges: 600,
+            double_charges: 882,
             ..Damage::default()
         });
         assert_eq!(run.tickets(), Some(2.0));

@@ -10,7 +10,7 @@ use leptos_fluent::tr;
 use super::notes::RealWorld;
 use crate::app::error::FnError;
 use crate::app::i18n::{bn_digits, grouped, is_bn, tr_args, tr_id};
-use crate::domain::calc::{nice_ceiling, DropReport, Tickets, Window, GB};
+use crate::domain::calc::{log_bounds, nice_ceiling, DropReport, Tickets, Window, GB};
 use crate::domain::realworld::Place;
 
 /// Reads a typed number: ASCII or Bangla digits, commas and spaces ignored, one decimal point.
@@ -297,22 +297,24 @@ fn DropCalc() -> impl IntoView {
     let chart = move || {
         report().map(|r| {
             let n = r.points.len().max(1) as f64;
-            let max_ms = r
-                .points
-                .iter()
-                .map(|p| p.delete_us.max(p.drop_us) as f64 / 1000.0)
-                .fold(0.0, f64::max);
-            let y_max = nice_ceiling(max_ms);
+            // A logarithmic time axis: DROP takes a small fraction of DELETE's time, and on a
+            // linear axis it would lie on the floor; here each decade is one step up, so the
+            // gap between the lines is the ratio the measurement found.
+            let ms = |us: u64| us.max(1) as f64 / 1000.0;
+            let all = || r.points.iter().flat_map(|p| [ms(p.drop_us), ms(p.delete_us)]);
+            let (lo, hi) = log_bounds(all().fold(f64::INFINITY, f64::min), all().fold(0.0, f64::max));
+            let decades = (hi.log10() - lo.log10()).round().max(1.0) as i32;
             let x_of = move |i: usize| left + width * (i as f64 + 0.5) / n;
-            let y_of = move |ms: f64| top + height - height * ms / y_max;
+            let y_of = move |v: f64| top + height - height * (v.max(lo).log10() - lo.log10()) / (hi.log10() - lo.log10());
             let series = |f: fn(&crate::domain::calc::DropPoint) -> u64| {
                 r.points
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| format!("{:.1},{:.1}", x_of(i), y_of(f(p) as f64 / 1000.0)))
+                    .map(|(i, p)| format!("{:.1},{:.1}", x_of(i), y_of(ms(f(p)))))
                     .collect::<Vec<_>>()
                     .join(" ")
             };
+            let gap = r.delete_over_drop().unwrap_or(1.0);
             let delete_line = series(|p| p.delete_us);
             let drop_line = series(|p| p.drop_us);
             view! {
@@ -320,8 +322,16 @@ fn DropCalc() -> impl IntoView {
                     <title id="calc-drop-chart-title">{move || tr!("calc-drop-chart")}</title>
                     <line class="axis" x1=left y1=top + height x2=left + width y2=top + height />
                     <line class="axis" x1=left y1=top x2=left y2=top + height />
-                    <text class="tick" x=left - 4.0 y=top + 4.0 text-anchor="end">{move || format!("{} ms", decimal(y_max, 2))}</text>
-                    <text class="tick" x=left - 4.0 y=top + height + 4.0 text-anchor="end">{move || decimal(0.0, 0)}</text>
+                    {(0..=decades)
+                        .map(|k| {
+                            let v = lo * 10f64.powi(k);
+                            let places = (-v.log10().round()).max(0.0) as usize;
+                            view! {
+                                <line class="grid" x1=left y1=y_of(v) x2=left + width y2=y_of(v) />
+                                <text class="tick" x=left - 4.0 y=y_of(v) + 4.0 text-anchor="end">{move || format!("{} ms", decimal(v, places))}</text>
+                            }
+                        })
+                        .collect_view()}
                     {r.points
                         .iter()
                         .enumerate()
@@ -333,6 +343,9 @@ fn DropCalc() -> impl IntoView {
                     <text class="axis-label" x=left + width / 2.0 y=196 text-anchor="middle">{move || tr!("calc-axis-days-kept")}</text>
                     <polyline class="series series-delete" points=delete_line data-testid="calc-drop-delete-line" />
                     <polyline class="series series-drop" points=drop_line data-testid="calc-drop-drop-line" />
+                    <text class="mark-label" x=left + width y=top + 10.0 text-anchor="end" data-testid="calc-drop-gap" data-value=gap.to_string()>
+                        {move || tr_args("calc-drop-gap", &[("times", decimal(gap, 0))])}
+                    </text>
                 </svg>
                 <p class="legend">
                     <span class="key-delete">{move || tr!("calc-legend-delete")}</span>
@@ -387,6 +400,19 @@ fn DropCalc() -> impl IntoView {
                 }
             })}
             <p class="hint">{move || tr!("calc-drop-note")}</p>
+            {move || report().map(|r| {
+                let (times, scale, rows) = (r.delete_over_drop().unwrap_or(1.0), r.lesson_scale(), r.rows_per_day);
+                view! {
+                    <p class="hint" data-testid="calc-drop-scale" data-value=scale.to_string()>
+                        {move || tr_args("calc-drop-scale", &[
+                            ("times", decimal(times, 0)),
+                            ("scale", decimal(scale, 0)),
+                            ("rows", decimal(f64::from(rows), 0)),
+                            ("lesson", decimal(f64::from(crate::domain::calc::LESSON_ROWS_PER_DAY), 0)),
+                        ])}
+                    </p>
+                }
+            })}
             <RealWorld place=Place::Calc("drop_vs_delete") />
         </section>
     }
