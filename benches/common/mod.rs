@@ -8,17 +8,20 @@ use pocketpay_lab::server::payments::{idempotency, ledger};
 use pocketpay_lab::server::pipeline::sql;
 use pocketpay_lab::server::store::{StoreName, Stores};
 
-/// Transfer `i` of ৳1 from Shimul to Tithi under key `raw-{i}`: the claim (one statement, as
-/// the API runs it), then balance and receipt number, debit and stored response in one
-/// transaction. With `outbox`, the transaction also writes the outbox row and counts the
+/// Transfer `i` of ৳1 from Shimul to Tithi under key `raw-{i}`: the claim (its INSERT and the
+/// read after it, as the API runs them), then balance and receipt number, debit and stored
+/// response in one transaction. With `outbox`, the transaction also writes the outbox row and counts the
 /// intent's debits, as the API does with the outbox on.
 pub async fn api_transfer(stores: &Stores, i: usize, outbox: bool) {
     let key = format!("raw-{i}");
     let now = START_MS + i as i64;
     let mut conn = stores.conn(StoreName::Payments).await.unwrap();
-    assert!(idempotency::claim(&mut conn, "shimul", &key, "h", 0, now)
-        .await
-        .unwrap());
+    assert_eq!(
+        idempotency::claim(&mut conn, "shimul", &key, "h", 0, now)
+            .await
+            .unwrap(),
+        idempotency::Claim::Claimed
+    );
     drop(conn);
     let mut tx = stores.begin(StoreName::Payments).await.unwrap();
     let (balance, txn) = ledger::balance_and_next_txn(&mut tx, "shimul")

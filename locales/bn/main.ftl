@@ -439,7 +439,7 @@ explain-instance-crashed = একটি API process request-এর মাঝপ�
 explain-relay-crashed = relay event প্রকাশ করেছে, কিন্তু পাঠানো হয়েছে বলে চিহ্ন দেওয়ার আগেই মারা গেছে: আবার চালু হয়ে সে আবার প্রকাশ করবে, কপিটি inbox-কে ধরতে হবে।
 explain-fraud-crashed = fraud check অনুমোদনের event লিখেছে, কিন্তু offset commit-এর আগেই মারা গেছে: আবার চালু হয়ে সে একই event আবার পড়বে।
 explain-consumer-crashed = consumer নিজের কাজ local-এ শেষ করেছে, কিন্তু offset commit-এর আগেই মারা গেছে: সে এই event আবার পড়বে, আর তার inbox-কে সেটা চিনতে হবে।
-explain-key-claimed = claim মানে IN_PROGRESS অবস্থার একটি সারির একটিমাত্র INSERT, টাকা নড়ার আগেই commit করা। key আগে থেকে থাকলে INSERT ব্যর্থ হয়: আগে খুঁজে দেখার দৌড় নেই, primary key-ই রায় দেয়।
+explain-key-claimed = claim মানে IN_PROGRESS অবস্থার একটি সারির একটিমাত্র INSERT, টাকা নড়ার আগেই commit করা। key আগে থেকে থাকলে INSERT কিছুই করে না: আগে খুঁজে দেখার দৌড় নেই, primary key-ই রায় দেয়।
 explain-key-not-checked = idempotency table বন্ধ: সার্ভার key দেখেই না, তাই প্রতিটি কপি আবার চলে।
 explain-key-lookup-empty = আগে দেখো, পরে লেখো: সার্ভার খুঁজে key পায়নি, লিখবে কাজ শেষ হলে। এর মধ্যে আসা দ্বিতীয় request-ও কিছুই খুঁজে পায় না।
 explain-outbox-written = event লেখা হয়েছে debit-এর একই transaction-এ: দুটিই থাকবে, নয়তো কোনোটিই না। relay পরে এটি প্রকাশ করবে।
@@ -475,8 +475,8 @@ switches-some-off = { $count }টি বন্ধ
 inspector-open = table-গুলো দেখতে চাপুন
 instructor-open = খুলতে চাপুন: ঘড়ি, crash, replay, বীজ
 attacks-open = সাজানো আক্রমণ (দৃশ্য ৩ আর ৪)
-claim-title = claim: একটিমাত্র INSERT, রায় দেয় key
-claim-hint = API আগে খুঁজে দেখে না। সে একটি IN_PROGRESS সারি INSERT করে; key আগে থেকে থাকলে INSERT কিছুই বদলায় না, আর সেই ফলই রায়। SQLite-এ table partition নেই, তাই এখানে "দৈনিক partition" মানে একটি দিনের নম্বরওয়ালা সারিগুলো; NOT EXISTS খুঁজে পায় আগের কোনো দিনে claim করা key, যা এখনও window-এর ভেতরে।
+claim-title = claim: রায় দেয় একটিমাত্র INSERT, তারপর শুধু পড়া
+claim-hint = API আগে খুঁজে দেখে না। সে আজকের partition-এ একটি IN_PROGRESS সারি INSERT করে; সেই partition-এ key আগে থেকেই থাকলে INSERT কিছুই করে না। রায় দেয় এই একটিমাত্র atomic INSERT: একই key-এর দুটি request-এর মধ্যে সারি ঢোকে কেবল একটির। তার পরের SELECT, একই transaction-এর ভেতরে, কোনো রায় দেয় না; যে জিতেছে শুধু তাকেই পড়ে, অর্থাৎ window-এর ভেতরের সবচেয়ে পুরোনো সারিটি, আর যে request হেরেছে সে উত্তর পায় সেই সারি থেকে (replay, ৪০৯ বা ৪২২)। দিনটা primary key-এর অংশ (SQLite-এ table partition নেই, তাই এখানে "দৈনিক partition" মানে একটি দিনের নম্বরওয়ালা সারিগুলো), তাই মধ্যরাত পেরোনো retry, রাত ১১:৫৯-এ পাঠানো আর ১২:০১-এ আবার, নতুন দিনের partition-এ ঠিকই সারি ঢোকায়; তখন পড়ে দেখা যায়, দিন ১-এর সারিটি এখনও window-এর ভেতরে, আর জিতেছে সে-ই, আগে এসে: নতুন সারিটি মুছে ফেলা হয়, আর retry উত্তর পায় দিন ১-এর সারি থেকে। window ছোট হলে আজকের partition-এর কোনো সারি window-এর চেয়েও পুরোনো হতে পারে; সেটি ভুলে যাওয়া সারি, আর একটিমাত্র শর্তসাপেক্ষ UPDATE সেটির জায়গা নেয়।
 
 # দৃশ্যের preset
 ev-scenario_loaded = দৃশ্য { $n } চালু হলো, { $variant }

@@ -463,7 +463,7 @@ explain-instance-crashed = An API process died mid-request and lost what it held
 explain-relay-crashed = The relay published the event but died before marking it sent: once restarted it publishes it again, and the inboxes must catch the copy.
 explain-fraud-crashed = The fraud check wrote its approved event but died before committing its offset: once restarted it reads the same event again.
 explain-consumer-crashed = The consumer finished its work locally but died before committing its offset: it will read this event again, and its inbox must recognise it.
-explain-key-claimed = The claim is one INSERT of an IN_PROGRESS row, committed before any money moves. If the key is already there the INSERT fails: the primary key decides, with no look-first race.
+explain-key-claimed = The claim is one INSERT of an IN_PROGRESS row, committed before any money moves. If the key is already there the INSERT does nothing: the primary key decides, with no look-first race.
 explain-key-not-checked = The idempotency table is off: the server does not look at the key at all, so every copy runs again.
 explain-key-lookup-empty = Look-then-write: the server looked, found no key, and will write it only after the work. A second request arriving in between also finds nothing.
 explain-outbox-written = The event is written in the same transaction as the debit: both exist or neither does. The relay publishes it later.
@@ -499,8 +499,8 @@ switches-some-off = { $count } off
 inspector-open = Tap to open the tables
 instructor-open = Tap to open: the clock, crashes, replay, seed
 attacks-open = Crafted attacks (scenarios 3 and 4)
-claim-title = The claim: one INSERT, and the key decides
-claim-hint = The API does not look first. It inserts an IN_PROGRESS row; if the key is already there the INSERT changes nothing, and that answer decides. SQLite has no table partitions, so a "daily partition" here is the rows with one day's number; the NOT EXISTS finds a key claimed on an earlier day that is still inside the window.
+claim-title = The claim: one INSERT decides, then a read
+claim-hint = The API does not look first. It inserts an IN_PROGRESS row into today's partition; if that partition already holds the key, the INSERT does nothing. This one atomic INSERT decides: of two requests with one key, only one gets its row in. The SELECT after it, in the same transaction, never decides; it reads what won, the oldest row inside the window, and a request that lost is answered from that row (replay, 409 or 422). The day is part of the primary key (SQLite has no table partitions, so a "daily partition" here is the rows with one day's number), so a retry across midnight, sent at 23:59 and again at 00:01, does get its row into the new day; the read then finds day 1's row still inside the window, which won first: the new row is deleted and the retry is answered from day 1's. A row in today's partition older than a short window is forgotten, and one conditional UPDATE takes it over.
 
 # Scenario presets
 ev-scenario_loaded = Scenario { $n } loaded, { $variant }

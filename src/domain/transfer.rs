@@ -13,20 +13,25 @@ pub const FIRST_TXN: i64 = 88_412;
 /// The longest Idempotency-Key accepted.
 pub const MAX_KEY_LEN: usize = 255;
 
-/// The atomic claim: one INSERT whose conflict decides, never a look first. The payment API
-/// runs it, and the inspector shows this same text. SQLite has no table partitions, so a
-/// daily partition is the rows with one `partition_day`, and the primary key includes that
-/// day: the `NOT EXISTS` finds the key when an earlier day inside the window holds it, and the
-/// `ON CONFLICT … WHERE` lets a row older than the window be claimed again.
+/// The atomic claim: one INSERT into today's partition whose conflict decides, never a look
+/// first. The payment API runs it, and the inspector shows this same text. SQLite has no table
+/// partitions, so a daily partition is the rows with one `partition_day`, and the primary key
+/// includes that day, as a partitioned table's unique index must include its partition key.
 pub const CLAIM_SQL: &str = "INSERT INTO idempotency_keys
    (partition_day, user_id, idem_key, request_hash, status, created_ms, updated_ms)
- SELECT ?1, ?2, ?3, ?4, 'IN_PROGRESS', ?5, ?5
- WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys
-                   WHERE user_id = ?2 AND idem_key = ?3 AND created_ms >= ?6)
- ON CONFLICT (partition_day, user_id, idem_key) DO UPDATE SET
-   request_hash = excluded.request_hash, status = 'IN_PROGRESS', response_status = NULL,
-   response_body = NULL, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms
- WHERE idempotency_keys.created_ms < ?6";
+ VALUES (?1, ?2, ?3, ?4, 'IN_PROGRESS', ?5, ?5)
+ ON CONFLICT (partition_day, user_id, idem_key) DO NOTHING";
+
+/// What the claim reads after its INSERT, in the same transaction: the rows holding the key
+/// inside the window (`?3`, the window's start), oldest first. It only reads what won: the
+/// oldest row owns the key, which is today's new row unless a retry crossed midnight and an
+/// earlier day's partition still holds the key. The payment API runs it, and the inspector
+/// shows this same text under [`CLAIM_SQL`].
+pub const CLAIM_READ_SQL: &str = "SELECT partition_day, status, request_hash, response_status,
+        response_body, created_ms, updated_ms
+ FROM idempotency_keys
+ WHERE user_id = ?1 AND idem_key = ?2 AND created_ms >= ?3
+ ORDER BY created_ms";
 
 /// The user a bearer token stands for (`Authorization: Bearer shimul`), if it is one of the
 /// sandbox's users. A stand-in for a real token: the key is scoped to this user.

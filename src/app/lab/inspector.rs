@@ -14,13 +14,14 @@ use super::wide::open_when_wide;
 use super::ROWS_PER_TABLE;
 use crate::app::format::event_time_text;
 use crate::app::i18n::{digits, num, tr_args, tr_id};
-use crate::domain::transfer::CLAIM_SQL;
+use crate::domain::transfer::{CLAIM_READ_SQL, CLAIM_SQL};
 
 /// The stores in the order a transfer meets them.
 const STORES: [&str; 6] = ["payments", "broker", "fraud", "wallet", "sms", "lab"];
 
-/// Tables open when the screen first shows: where duplicates are caught or born.
-const OPEN_AT_START: [&str; 8] = [
+/// Tables open when the screen first shows: where duplicates are caught or born. The fraud
+/// check's audit is opened by the student when chapter 07 asks for it.
+const OPEN_AT_START: [&str; 7] = [
     "payments.idempotency_keys",
     "payments.ledger",
     "payments.outbox",
@@ -28,7 +29,6 @@ const OPEN_AT_START: [&str; 8] = [
     "wallet.credits",
     "wallet.inbox",
     "sms.inbox",
-    "fraud.audit",
 ];
 
 /// Rows shown before "show all".
@@ -111,13 +111,15 @@ pub fn Inspector(live: LabStream) -> impl IntoView {
     }
 }
 
-/// The atomic claim's SQL, the very text the payment API runs.
+/// The atomic claim's SQL, the very text the payment API runs: the INSERT that decides, then
+/// the read of what won.
 #[component]
 fn ClaimStatement() -> impl IntoView {
     view! {
         <details class="claim" data-testid="claim-sql">
             <summary>{move || tr!("claim-title")}</summary>
             <pre><code>{CLAIM_SQL}</code></pre>
+            <pre><code>{CLAIM_READ_SQL}</code></pre>
             <p class="hint">{move || tr!("claim-hint")}</p>
         </details>
     }
@@ -158,13 +160,22 @@ fn TableView(live: LabStream, name: String) -> impl IntoView {
     let short = name
         .split_once('.')
         .map_or(name.clone(), |(_, t)| t.to_owned());
+    // Opening a table is looking at it: a chapter's step may ask for that (`chapter::Looks`).
+    let looks = super::chapter::Looks::here();
     view! {
         <details
             class="table"
             data-table=name.clone()
+            data-testid=format!("table-{name}")
             prop:open=move || open.get()
             on:toggle=move |ev| {
-                open.set(event_target::<leptos::web_sys::Element>(&ev).has_attribute("open"))
+                let now = event_target::<leptos::web_sys::Element>(&ev).has_attribute("open");
+                if now {
+                    if let Some(l) = looks {
+                        key.with_value(|name| l.saw(&format!("table-{name}")));
+                    }
+                }
+                open.set(now)
             }
         >
             <summary>

@@ -11,7 +11,7 @@ use crate::domain::{Safeguard, Safeguards};
 pub enum First {
     /// The idempotency table is off: run the transfer without looking.
     RunUnchecked,
-    /// One INSERT claims the key; only a claim that lost reads the row it lost to.
+    /// One INSERT claims the key; the read after it only reads what won, to answer from it.
     Claim,
     /// Look the key up, and write only after: the race chapter 03 shows.
     LookThenWrite,

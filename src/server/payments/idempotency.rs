@@ -3,16 +3,17 @@
 //! Rows live in daily partitions (`partition_day`). The primary key is
 //! (partition_day, user_id, idem_key), as a partitioned table's key must include the partition
 //! key, so it only makes a key unique within one day: the same key claimed yesterday and today
-//! would both insert. That is why [`look_up`] searches every partition still inside the window
-//! instead of trusting the primary key of today's partition.
+//! would both insert. That is why [`claim`]'s read and [`look_up`] search every partition still
+//! inside the window instead of trusting the primary key of today's partition.
 
-use sqlx::SqliteConnection;
+use sqlx::{Connection, SqliteConnection};
 
 use crate::domain::clock::DAY_MS;
+use crate::domain::transfer::{CLAIM_READ_SQL, CLAIM_SQL};
 
 /// A key row's status, stored as its SQL text (`IN_PROGRESS`, `COMPLETED`) and bound into
-/// every statement that reads or writes it. The claim's own statement, which the inspector
-/// prints (`domain::transfer::CLAIM_SQL`), spells `IN_PROGRESS` out; a test ties the two.
+/// every statement that reads or writes it. The claim's own INSERT, which the inspector prints
+/// (`domain::transfer::CLAIM_SQL`), spells `IN_PROGRESS` out; a test ties the two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
 #[sqlx(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum KeyStatus {
@@ -68,15 +69,30 @@ pub async fn look_up(
     .await
 }
 
-/// Claims a key with one statement, without looking first: an INSERT of an IN_PROGRESS row into
-/// today's partition whose conflict decides. `false` when the key is already held inside the
-/// window; the caller then reads that row to answer (replay, 409 or 422).
+/// What [`claim`] leaves: the key is this request's now, or a row inside the window holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Claim {
+    /// This request's IN_PROGRESS row is committed in today's partition: run the transfer.
+    Claimed,
+    /// A row inside the window holds the key: the caller answers from it (replay, 409 or 422).
+    Held(KeyRow),
+}
+
+/// Claims a key without looking first, in one short transaction:
+/// 1. [`CLAIM_SQL`]: an INSERT of an IN_PROGRESS row into today's partition, `ON CONFLICT DO
+///    NOTHING`. It decides: of two requests with one key, only one inserts today's row.
+/// 2. [`CLAIM_READ_SQL`]: a read of the rows holding the key inside the window, which only reads
+///    what won. The oldest row owns the key:
+///    - the INSERT went in and its row is the oldest (the only one): claimed;
+///    - the INSERT went in, but an earlier day's partition still inside the window holds the key
+///      (a retry across midnight: today's primary key cannot see yesterday's row): the earlier
+///      row owns the key, the row just inserted is deleted, and the caller answers from it;
+///    - the INSERT did nothing and today's row is inside the window: held;
+///    - the INSERT did nothing and today's row was created before the window (a window shorter
+///      than a day): that row is forgotten, and one conditional UPDATE takes it over: claimed.
 ///
-/// SQLite has no partitioned tables, so today's primary key alone cannot see a claim made on an
-/// earlier day that is still inside the window: the same statement also refuses to insert when
-/// such a row exists (`WHERE NOT EXISTS`). It is still one atomic statement, not a look-up
-/// followed by a write. A row already in today's partition but created before the window is
-/// forgotten: the claim takes its place.
+/// The row a held key answers from is the newest one inside the window, as [`look_up`]'s: only
+/// look-then-write's race leaves more than one.
 pub async fn claim(
     conn: &mut SqliteConnection,
     user: &str,
@@ -84,18 +100,76 @@ pub async fn claim(
     hash: &str,
     since_ms: i64,
     now_ms: i64,
-) -> Result<bool, sqlx::Error> {
-    let claimed = sqlx::query(crate::domain::transfer::CLAIM_SQL)
-        .bind(partition_of(now_ms))
+) -> Result<Claim, sqlx::Error> {
+    let today = partition_of(now_ms);
+    // One transaction, so that no crash can leave the row a retry across midnight inserted
+    // beside the earlier day's, nor a forgotten row half taken over.
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let inserted = sqlx::query(CLAIM_SQL)
+        .bind(today)
         .bind(user)
         .bind(key)
         .bind(hash)
         .bind(now_ms)
-        .bind(since_ms)
-        .execute(conn)
+        .execute(&mut *tx)
         .await?
-        .rows_affected();
-    Ok(claimed == 1)
+        .rows_affected()
+        == 1;
+    let rows: Vec<KeyRow> = sqlx::query_as(CLAIM_READ_SQL)
+        .bind(user)
+        .bind(key)
+        .bind(since_ms)
+        .fetch_all(&mut *tx)
+        .await?;
+    // The row just inserted: today's partition at this instant (its primary key and the
+    // INSERT make it the only one).
+    let ours = |row: &KeyRow| inserted && row.partition_day == today && row.created_ms == now_ms;
+    let claim = match rows.first() {
+        Some(oldest) if ours(oldest) => Claim::Claimed,
+        Some(_) => {
+            if inserted {
+                sqlx::query(
+                    "DELETE FROM idempotency_keys
+                     WHERE partition_day = ?1 AND user_id = ?2 AND idem_key = ?3 AND created_ms = ?4",
+                )
+                .bind(today)
+                .bind(user)
+                .bind(key)
+                .bind(now_ms)
+                .execute(&mut *tx)
+                .await?;
+            }
+            let held = rows.into_iter().rev().find(|row| !ours(row));
+            Claim::Held(held.expect("the oldest row inside the window is not the one inserted"))
+        }
+        None => {
+            // The row just inserted would be inside the window, so the INSERT met today's row,
+            // and that row is older than the window: forgotten, it gives way to this claim.
+            let taken = sqlx::query(
+                "UPDATE idempotency_keys
+                 SET request_hash = ?4, status = ?6, response_status = NULL, response_body = NULL,
+                     created_ms = ?5, updated_ms = ?5
+                 WHERE partition_day = ?1 AND user_id = ?2 AND idem_key = ?3 AND created_ms < ?7",
+            )
+            .bind(today)
+            .bind(user)
+            .bind(key)
+            .bind(hash)
+            .bind(now_ms)
+            .bind(KeyStatus::InProgress)
+            .bind(since_ms)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if taken != 1 {
+                // Impossible inside the transaction: the INSERT met the row the read missed.
+                return Err(sqlx::Error::RowNotFound);
+            }
+            Claim::Claimed
+        }
+    };
+    tx.commit().await?;
+    Ok(claim)
 }
 
 /// Stores the response for a key. The claimed IN_PROGRESS row inside the window is completed;
@@ -300,45 +374,186 @@ mod tests {
         let sql = crate::domain::transfer::CLAIM_SQL;
         assert!(sql.contains(&format!("'{}'", KeyStatus::InProgress.as_str())));
         assert!(!sql.contains(KeyStatus::Completed.as_str()));
+        assert!(
+            sql.contains("DO NOTHING"),
+            "the INSERT decides, nothing else"
+        );
+        let read = crate::domain::transfer::CLAIM_READ_SQL;
+        assert!(
+            read.trim_start().starts_with("SELECT"),
+            "the read only reads"
+        );
     }
     use crate::server::store::{StoreName, Stores};
 
-    #[tokio::test]
-    async fn the_insert_alone_decides_across_days_and_forgets_what_left_the_window() {
+    async fn payments() -> (tempfile::TempDir, Stores) {
         let dir = tempfile::tempdir().unwrap();
         let stores = Stores::open(dir.path()).await.unwrap();
         stores.reset_services().await.unwrap();
+        (dir, stores)
+    }
+
+    async fn rows_of(c: &mut SqliteConnection, user: &str, key: &str) -> Vec<(i64, String, i64)> {
+        sqlx::query_as(
+            "SELECT partition_day, status, created_ms FROM idempotency_keys
+             WHERE user_id = ?1 AND idem_key = ?2 ORDER BY created_ms",
+        )
+        .bind(user)
+        .bind(key)
+        .fetch_all(c)
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_insert_alone_decides_across_days_and_forgets_what_left_the_window() {
+        let (_dir, stores) = payments().await;
         let mut c = stores.conn(StoreName::Payments).await.unwrap();
         let window = 48 * HOUR_MS;
         let day1 = DAY_MS + 9 * HOUR_MS;
-        // The first claim wins; the same key again, 50 ms later, loses.
-        assert!(claim(&mut c, "shimul", "k", "h", day1 - window, day1)
+        let claimed = |c| matches!(c, Claim::Claimed);
+        // The first claim wins; the same key again, 50 ms later, loses to it.
+        assert!(claimed(
+            claim(&mut c, "shimul", "k", "h", day1 - window, day1)
+                .await
+                .unwrap()
+        ));
+        let lost = claim(&mut c, "shimul", "k", "h", day1 - window, day1 + 50)
             .await
-            .unwrap());
-        assert!(!claim(&mut c, "shimul", "k", "h", day1 - window, day1 + 50)
-            .await
-            .unwrap());
+            .unwrap();
+        assert!(matches!(lost, Claim::Held(row) if row.created_ms == day1));
         // The next day the key sits in yesterday's partition, still inside the window: today's
-        // primary key would let it in, the statement does not.
+        // primary key lets the INSERT in, the read finds the older row that owns the key.
         let day2 = day1 + DAY_MS;
-        assert!(!claim(&mut c, "shimul", "k", "h", day2 - window, day2)
-            .await
-            .unwrap());
+        assert!(!claimed(
+            claim(&mut c, "shimul", "k", "h", day2 - window, day2)
+                .await
+                .unwrap()
+        ));
         // Another user's key of the same name is another key.
-        assert!(claim(&mut c, "tithi", "k", "h", day2 - window, day2)
-            .await
-            .unwrap());
+        assert!(claimed(
+            claim(&mut c, "tithi", "k", "h", day2 - window, day2)
+                .await
+                .unwrap()
+        ));
         // Past the window the old row is forgotten and the key can be claimed again.
         let day4 = day1 + 3 * DAY_MS;
-        assert!(claim(&mut c, "shimul", "k", "h", day4 - window, day4)
+        assert!(claimed(
+            claim(&mut c, "shimul", "k", "h", day4 - window, day4)
+                .await
+                .unwrap()
+        ));
+        let days: Vec<i64> = rows_of(&mut c, "shimul", "k")
             .await
-            .unwrap());
-        let rows: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM idempotency_keys WHERE user_id = 'shimul' AND idem_key = 'k'",
+            .into_iter()
+            .map(|(day, _, _)| day)
+            .collect();
+        assert_eq!(days, vec![1, 4], "day 1's row and day 4's");
+    }
+
+    /// A retry across midnight: claimed at day 1, 23:59, sent again at day 2, 00:01. Today's
+    /// INSERT goes into day 2's empty partition, but day 1's row is inside the window and
+    /// older: it owns the key, the retry is answered from it, and day 2's row goes again.
+    #[tokio::test]
+    async fn a_claim_across_midnight_is_answered_from_the_earlier_days_row() {
+        let (_dir, stores) = payments().await;
+        let mut c = stores.conn(StoreName::Payments).await.unwrap();
+        let window = 48 * HOUR_MS;
+        let before = 2 * DAY_MS - 60_000; // day 1, 23:59
+        let after = 2 * DAY_MS + 60_000; // day 2, 00:01
+        assert_eq!(
+            claim(&mut c, "shimul", "k", "h", before - window, before)
+                .await
+                .unwrap(),
+            Claim::Claimed
+        );
+        store_response(
+            &mut c,
+            "shimul",
+            "k",
+            "h",
+            before - window,
+            before + 80,
+            201,
+            "{}",
         )
-        .fetch_one(&mut *c)
         .await
         .unwrap();
-        assert_eq!(rows, 2, "day 1's row and day 4's");
+        let retry = claim(&mut c, "shimul", "k", "h", after - window, after)
+            .await
+            .unwrap();
+        let Claim::Held(row) = retry else {
+            panic!("day 1's row owns the key: {retry:?}");
+        };
+        assert_eq!(
+            (
+                row.partition_day,
+                row.status,
+                row.response_status,
+                row.created_ms
+            ),
+            (1, KeyStatus::Completed, Some(201), before)
+        );
+        assert_eq!(
+            rows_of(&mut c, "shimul", "k").await,
+            vec![(1, "COMPLETED".to_owned(), before)],
+            "only day 1's row is left for the key"
+        );
+    }
+
+    /// With a window shorter than a day, today's row can be older than the window: the INSERT
+    /// meets it and does nothing, the read finds nothing inside the window, and one conditional
+    /// UPDATE takes the forgotten row over for this claim.
+    #[tokio::test]
+    async fn todays_row_older_than_a_short_window_is_taken_over() {
+        let (_dir, stores) = payments().await;
+        let mut c = stores.conn(StoreName::Payments).await.unwrap();
+        let window = HOUR_MS;
+        let first = DAY_MS + 9 * HOUR_MS;
+        assert_eq!(
+            claim(&mut c, "shimul", "k", "h", first - window, first)
+                .await
+                .unwrap(),
+            Claim::Claimed
+        );
+        store_response(
+            &mut c,
+            "shimul",
+            "k",
+            "h",
+            first - window,
+            first + 80,
+            201,
+            "{}",
+        )
+        .await
+        .unwrap();
+        // Half an hour on, inside the window: held by the completed row.
+        let soon = first + HOUR_MS / 2;
+        assert!(matches!(
+            claim(&mut c, "shimul", "k", "other", soon - window, soon)
+                .await
+                .unwrap(),
+            Claim::Held(row) if row.status == KeyStatus::Completed && row.request_hash == "h"
+        ));
+        // Two hours on, the same day: forgotten, and taken over.
+        let late = first + 2 * HOUR_MS;
+        assert_eq!(
+            claim(&mut c, "shimul", "k", "other", late - window, late)
+                .await
+                .unwrap(),
+            Claim::Claimed
+        );
+        let row = look_up(&mut c, "shimul", "k", late - window)
+            .await
+            .unwrap()
+            .expect("the taken-over row is inside the window");
+        assert_eq!(
+            (row.partition_day, row.status, row.request_hash.as_str()),
+            (1, KeyStatus::InProgress, "other")
+        );
+        assert_eq!((row.response_status, row.response_body), (None, None));
+        assert_eq!((row.created_ms, row.updated_ms), (late, late));
+        assert_eq!(rows_of(&mut c, "shimul", "k").await.len(), 1);
     }
 }

@@ -19,6 +19,7 @@ pub mod recovery;
 use serde_json::json;
 
 use self::decide::{Decision, First};
+use self::idempotency::Claim;
 use self::recovery::window_start;
 use super::calls::{ApiReply, ApiStep, Attempt, Req};
 use super::jobs::Job;
@@ -86,23 +87,24 @@ async fn receive(
         );
     } else {
         let since = window_start(world, now);
-        // No transaction around these: the claim is one statement, atomic and committed on its
-        // own, and nothing else writes to the store between it and the read that may follow
-        // (the owner runs one step at a time, through the store's one connection).
         let mut conn = world.stores.conn(StoreName::Payments).await?;
-        // With the atomic claim, do not look first: one INSERT, and its conflict decides. Only
-        // a claim that lost reads the row it lost to, to answer from it.
-        if first == First::Claim
-            && idempotency::claim(
-                &mut conn,
-                &req.user,
-                req.key.as_str(),
-                &req.hash,
-                since,
-                now,
-            )
-            .await?
-        {
+        // With the atomic claim, do not look first: one INSERT, and its conflict decides; the
+        // read after it, in the claim's transaction, only reads what won.
+        let claim = match first {
+            First::Claim => Some(
+                idempotency::claim(
+                    &mut conn,
+                    &req.user,
+                    req.key.as_str(),
+                    &req.hash,
+                    since,
+                    now,
+                )
+                .await?,
+            ),
+            _ => None,
+        };
+        if claim == Some(Claim::Claimed) {
             drop(conn);
             cx.record(
                 Layer::Api,
@@ -124,7 +126,12 @@ async fn receive(
                 return Ok(());
             }
         } else {
-            let found = idempotency::look_up(&mut conn, &req.user, req.key.as_str(), since).await?;
+            // A claim that lost has read the row it lost to. Look-then-write looks now and
+            // writes only when the transfer completes: the gap chapter 03 shows.
+            let found = match claim {
+                Some(Claim::Held(row)) => Some(row),
+                _ => idempotency::look_up(&mut conn, &req.user, req.key.as_str(), since).await?,
+            };
             drop(conn);
             match decide::decide(found.as_ref(), &req.hash, &world.safeguards) {
                 Decision::OtherBody => {
@@ -205,8 +212,7 @@ async fn receive(
                     return Ok(());
                 }
                 Decision::Run => {
-                    // The claim refuses only when a row inside the window holds the key, and
-                    // nothing else writes between the claim and this read.
+                    // A claim is held only by a row inside the window, which it answers from.
                     debug_assert!(
                         first != First::Claim,
                         "a claim that lost has a row to answer from"
