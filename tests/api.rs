@@ -322,6 +322,17 @@ async fn a_sandbox_survives_a_restart() {
 async fn reset_returns_to_the_lesson_start() {
     let lab = TestLab::start().await;
     let id = lab.sandbox(5).await;
+    lab.clock(&id, json!({"mode": "paused"})).await;
+    let a = lab
+        .send(
+            &id,
+            "before-reset",
+            json!({"to": "tithi", "amount": 500}),
+            None,
+        )
+        .await;
+    assert_eq!(a.status, 201, "{}", a.raw);
+    assert_eq!(lab.state(&id).await["damage"]["intents"], 1);
     lab.put(
         &format!("/api/sandboxes/{id}/safeguards"),
         json!({"ledger_unique": false}),
@@ -345,6 +356,22 @@ async fn reset_returns_to_the_lesson_start() {
         s["balances"]["payments"],
         json!({"shimul": 2000, "tithi": 0})
     );
+    // The intents are this run's alone: none yet, and one again after one transfer, even with
+    // the key (the intent) used before the reset.
+    assert_eq!(s["damage"]["intents"], 0);
+    lab.clock(&id, json!({"mode": "paused"})).await;
+    let a = lab
+        .send(
+            &id,
+            "before-reset",
+            json!({"to": "tithi", "amount": 500}),
+            None,
+        )
+        .await;
+    assert_eq!(a.status, 201, "{}", a.raw);
+    let s = lab.state(&id).await;
+    assert_eq!(s["damage"]["intents"], 1);
+    assert_eq!(s["damage"]["debits"], 1);
 }
 
 #[tokio::test]

@@ -182,7 +182,7 @@ impl Owner {
         self.save().await
     }
 
-    /// Back to the lesson's start: every service store emptied and re-seeded, default settings,
+    /// Back to the lesson's start: every service store and the intents emptied and re-seeded, default settings,
     /// the clock at 09:00 on day 1 running live at ×1, the generator back at the seed, and a new
     /// timeline (event ids keep counting up so a stream never sees an id twice).
     pub(super) async fn reset(&mut self) -> Result<(), LabError> {
@@ -191,6 +191,11 @@ impl Owner {
             let mut lab = self.world.stores.conn(StoreName::Lab).await?;
             sqlx::query("DELETE FROM events").execute(&mut *lab).await?;
             sqlx::query("DELETE FROM inputs").execute(&mut *lab).await?;
+            // The damage meter's ground truth is what the student meant in this run: an
+            // intent from before the reset would count against a ledger that no longer has it.
+            sqlx::query("DELETE FROM intents")
+                .execute(&mut *lab)
+                .await?;
         }
         self.drop_checkpoints();
         self.world.safeguards = Safeguards::default();
