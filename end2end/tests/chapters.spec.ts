@@ -66,6 +66,11 @@ test('chapter 01: without the key, the second tap charges Shimul twice', async (
   await expect(lab.safeguard('key_persistence')).not.toBeChecked();
   await lab.send.click();
   await ch.done(2);
+  // "Look at the meter" is done by looking, not by itself.
+  await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
+  await page.waitForTimeout(300);
+  await expect(ch.step(3)).toHaveAttribute('data-done', 'false');
+  await lab.damage.click();
   await ch.done(3);
   // The phone shows only what it was told.
   await expect(lab.shimulBalance).toHaveAttribute('data-value', '2000');
@@ -166,11 +171,16 @@ test('chapter 07: the broker drops the resend, the audit row outside the log rep
   await lab.send.click();
   await ch.done(2);
   await lab.phoneSays('receipt');
-  await lab.send.click();
+  // The same Send crashed the fraud check: the step waits for the student to look at it.
+  await expect(lab.kind('fraud_crashed')).toHaveCount(1);
+  await expect(ch.step(3)).toHaveAttribute('data-done', 'false');
+  await lab.kind('fraud_crashed').click();
   await ch.done(3);
+  await expect(ch.step(4)).toHaveAttribute('data-done', 'false');
+  await page.locator('[data-table="fraud.audit"] > summary').click();
   await ch.done(4);
-  await expect(page.locator('[data-table="fraud.audit"] tbody tr')).toHaveCount(3);
-  await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
+  expect(await page.locator('[data-table="fraud.audit"] tbody tr').count()).toBeGreaterThanOrEqual(2);
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   await expect(lab.figure('double_credits')).toHaveAttribute('data-value', '0');
   // Guard off: the resend is appended, and the wallet's inbox is what keeps Tithi's credit single.
   await ch.load('unguarded');
@@ -351,4 +361,32 @@ test('chapter 06: the generals never both know; at-most-once loses, at-least-onc
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   await expect(page.getByTestId('chapter-why')).toContainText('effectively-once');
   lab.expectNoErrors();
+});
+
+test("at a phone's width Send and the phone's answer are never under the open drawer", async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  const ch = await open(page, 9);
+  const { lab } = ch;
+  const drawer = page.getByTestId('chapter');
+  const clear = async (what: string) => {
+    const d = (await drawer.boundingBox())!;
+    for (const [name, el] of [['Send', lab.send], ['the answer', lab.phoneMessage]] as const) {
+      const b = (await el.boundingBox())!;
+      expect(b.y, `${what}: ${name} is above the screen`).toBeGreaterThanOrEqual(0);
+      expect(b.y + b.height, `${what}: ${name} is under the drawer`).toBeLessThanOrEqual(d.y + 1);
+    }
+  };
+  await expect(drawer).not.toHaveClass(/collapsed/);
+  await clear('opened');
+  await ch.load();
+  await ch.done(1);
+  await clear('loaded');
+  // ×10 through the API: on a phone the clock's controls are folded away.
+  await lab.speedUp(`/api/sandboxes/${lab.sandboxId()}`, 10);
+  await lab.send.tap();
+  await expect(lab.phoneMessage).not.toHaveAttribute('data-state', /^(ready|sending|backoff|resuming)$/, { timeout: 20_000 });
+  await clear('answered');
+  lab.expectNoErrors();
+  await context.close();
 });

@@ -2,7 +2,26 @@ import { test as base, expect, type Locator, type Page, type TestInfo } from '@p
 
 /** Every spec's `test`: a sandbox's seed is noted on the test as it is made, and a failing test
  * prints every seed it used, so the run can be replayed (`/lab?seed=N`). */
-export const test = base.extend<{ seeds: void }>({
+export const test = base.extend<{ seeds: void; noPanics: void }>({
+  // Every page the test opens in its context, whatever it checks: an uncaught script error or a
+  // Rust panic in the console (a hydration that found other markup than the server drew, say)
+  // fails the test.
+  noPanics: [
+    async ({ context }, use) => {
+      const seen: string[] = [];
+      const watch = (p: Page) => {
+        p.on('pageerror', (e) => seen.push(`${p.url()}: ${e}`));
+        p.on('console', (m) => {
+          if (/panicked at|RuntimeError|unreachable/.test(m.text())) seen.push(`${p.url()}: ${m.text()}`);
+        });
+      };
+      context.pages().forEach(watch);
+      context.on('page', watch);
+      await use();
+      expect(seen, 'page errors or panics on the pages this test opened').toEqual([]);
+    },
+    { auto: true },
+  ],
   seeds: [
     async ({}, use, info) => {
       await use();

@@ -64,3 +64,40 @@ test('after a reset, a reload keeps the pending key and the retry debits once', 
   expect(damage.double_charges, `seed ${SEED}`).toBe(0);
   lab.expectNoErrors();
 });
+
+test('a reset and a preset load start the meter, the timeline and the attacks afresh', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open(1);
+  await page.getByTestId('preset-load').click();
+  await expect(page.locator('[data-testid="chapter-step"][data-step="1"]')).toHaveAttribute('data-done', 'true');
+  const api = `/api/sandboxes/${lab.sandboxId()}`;
+  await lab.speedUp(api, 10);
+  await lab.tap();
+  await expect(lab.figure('intents')).toHaveAttribute('data-value', '1');
+  // A mark selected now dims the rest of this timeline…
+  await lab.events.first().click();
+  await expect(page.locator('.lane-row.dimmed').first()).toBeVisible();
+
+  // …and the next chapter's preset starts a new one: nothing selected, nothing dimmed, and
+  // the intents are this run's only.
+  await page.getByTestId('chapter-next').click();
+  await expect(page.getByTestId('chapter')).toHaveAttribute('data-chapter', '2');
+  await page.getByTestId('preset-load').click();
+  await expect(lab.kind('scenario_loaded').or(lab.kind('sandbox_reset')).first()).toBeVisible();
+  await expect(lab.figure('intents')).toHaveAttribute('data-value', '0');
+  await expect(page.locator('.lane-row.dimmed')).toHaveCount(0);
+  await expect(page.locator('.lane-row.selected')).toHaveCount(0);
+  await lab.speedUp(api, 10);
+  await lab.tap();
+  await expect(lab.figure('intents')).toHaveAttribute('data-value', '1');
+
+  // An attack's answers belong to the run they were sent in.
+  await page.getByTestId('chapter-close').click();
+  await expect(page.getByTestId('chapter')).toHaveCount(0);
+  await page.getByTestId('attack-race').click();
+  await expect(page.getByTestId('attack-result').locator('li').first()).toBeVisible({ timeout: 20_000 });
+  await lab.reset.click();
+  await expect(page.getByTestId('attack-result').locator('li')).toHaveCount(0);
+  await expect(lab.figure('intents')).toHaveAttribute('data-value', '0');
+  lab.expectNoErrors();
+});

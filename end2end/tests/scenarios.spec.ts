@@ -77,6 +77,7 @@ test('scenario 9: a lost ack is deduplicated; a fraud-check crash is contained, 
   await expect(lab.kind('transaction_aborted')).toHaveAttribute('data-outcome', 'caught');
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
   // Two transfers, three audit rows: the outside side effect repeated.
+  await page.locator('[data-table="fraud.audit"] > summary').click();
   await expect(page.locator('[data-table="fraud.audit"] tbody tr')).toHaveCount(3);
   await expect(lab.figure('double_credits')).toHaveAttribute('data-value', '0');
 });

@@ -41,6 +41,32 @@ impl Focus {
     }
 }
 
+/// What the student opened or tapped last (a control's `data-testid`, a table, an event's
+/// kind), counted so the same thing looked at twice is news twice. The lab provides it; the
+/// damage meter, the inspector's tables and the timeline's marks tell it; a chapter takes a
+/// look as done only for the step that asks for it while that step is the current one
+/// (`course::Check::Looked`).
+#[derive(Clone, Copy)]
+pub struct Looks(RwSignal<(u32, String)>);
+
+impl Looks {
+    pub fn provide() {
+        provide_context(Looks(RwSignal::new((0, String::new()))));
+    }
+
+    /// The page's, taken where a component is made (an event handler has no context).
+    pub fn here() -> Option<Looks> {
+        use_context::<Looks>()
+    }
+
+    pub fn saw(&self, id: &str) {
+        self.0.update(|(n, last)| {
+            *n += 1;
+            id.clone_into(last);
+        });
+    }
+}
+
 /// Where a chapter's ticked steps are remembered, per sandbox: `…:<sandbox>:<chapter>`.
 const LATCH_KEY: &str = "pocketpay-lab:chapter-steps";
 
@@ -83,18 +109,49 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     let key = chapter.key();
     let n = chapter.n;
     // Steps tick off in order and stay ticked (`course::advance`), remembered per sandbox in
-    // this browser so a reload keeps them.
+    // this browser so a reload keeps them. The page is drawn with no step ticked, as the server
+    // (which knows nothing of this browser's storage) drew it, so hydration finds the same
+    // markup; what was saved is taken in by the effect's first run, after hydration.
     let latch_key = format!("{LATCH_KEY}:{}:{n}", live.sandbox());
-    let progress = RwSignal::new(load_latch(&latch_key, chapter.steps.len()));
+    let progress = RwSignal::new(vec![false; chapter.steps.len()]);
+    // What the student looked at while the step asking for it was the current one.
+    let looked = StoredValue::new(Vec::<&'static str>::new());
+    let last_look = StoredValue::new(0u32);
+    let looks = Looks::here();
     {
         let live = live.clone();
         let latch_key = latch_key.clone();
-        Effect::new(move |_| {
-            let holds = live
-                .state
-                .with(|s| live.events.with(|e| chapter.progress(e, s)));
+        Effect::new(move |first: Option<()>| {
+            if let Some(Looks(look)) = looks {
+                let (n, id) = look.get();
+                if n != last_look.get_value() {
+                    last_look.set_value(n);
+                    let current = progress.with_untracked(|p| p.iter().position(|d| !d));
+                    if let Some(wanted) = current
+                        .and_then(|i| chapter.steps.get(i))
+                        .and_then(|s| s.check.looks().into_iter().find(|w| *w == id))
+                    {
+                        looked.update_value(|l| l.push(wanted));
+                    }
+                }
+            }
+            let holds = looked.with_value(|l| {
+                live.state
+                    .with(|s| live.events.with(|e| chapter.progress(e, s, l)))
+            });
             let mut done = progress.get_untracked();
-            if course::advance(&mut done, &holds) {
+            let mut changed = false;
+            if first.is_none() {
+                for (d, saved) in done
+                    .iter_mut()
+                    .zip(load_latch(&latch_key, chapter.steps.len()))
+                {
+                    changed |= saved && !*d;
+                    *d |= saved;
+                }
+            }
+            changed |= course::advance(&mut done, &holds);
+            if changed {
                 save_latch(&latch_key, &done);
                 progress.set(done);
             }
@@ -106,7 +163,8 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     let collapsed = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
     {
-        done_before.set(done_chapters());
+        // After hydration, like the steps: the server drew no chapter finished.
+        Effect::new(move |_| done_before.set(done_chapters()));
         Effect::new(move |was: Option<bool>| {
             let now = finished.get();
             if now {
@@ -154,6 +212,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             if preset == chapter.first_load() {
                 let fresh = vec![false; chapter.steps.len()];
                 save_latch(&latch_key, &fresh);
+                looked.set_value(Vec::new());
                 progress.set(fresh);
             }
             loading.dispatch(preset);
@@ -185,6 +244,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                         collapsed.update(|c| *c = !*c);
                         if !collapsed.get_untracked() {
                             reveal(".lab-chapter li.current, .lab-chapter .chapter-why");
+                            super::wide::keep_phone_above_drawer();
                         }
                     }
                 >

@@ -29,8 +29,16 @@ pub fn DamageMeter(live: LabStream) -> impl IntoView {
             }
         })
     };
+    // A chapter's "look at the meter" step is done by a tap on it, or by moving the keyboard
+    // into it.
+    let looks = super::chapter::Looks::here();
+    let look = move || {
+        if let Some(l) = looks {
+            l.saw("damage-meter");
+        }
+    };
     view! {
-        <section class="panel damage" aria-labelledby="damage-title" data-testid="damage-meter" data-harmed=move || harmed().to_string() data-in-flight=move || in_flight().to_string() data-verdict=move || verdict().id()>
+        <section class="panel damage" tabindex="0" on:click=move |_| look() on:focusin=move |_| look() aria-labelledby="damage-title" data-testid="damage-meter" data-harmed=move || harmed().to_string() data-in-flight=move || in_flight().to_string() data-verdict=move || verdict().id()>
             <h2 id="damage-title">{move || tr!("damage-title")}</h2>
             <p class="damage-verdict" class:bad=harmed data-testid="damage-verdict" aria-live="polite">
                 {headline}

@@ -35,7 +35,7 @@ use crate::domain::phone::{Attack, AttackAnswer};
 use crate::domain::run::Run;
 use crate::domain::scenario::Variant;
 use crate::domain::{ClockCommand, ClockState, Faults, Safeguards, SandboxState};
-use chapter::{ChapterPanel, Focus};
+use chapter::{ChapterPanel, Focus, Looks};
 use damage::DamageMeter;
 use inspector::Inspector;
 use instructor::InstructorPanel;
@@ -241,6 +241,7 @@ fn LabScreen(id: String, initial: SandboxState) -> impl IntoView {
     let live = stream::LabStream::new(id, initial);
     live.connect();
     let presenter = instructor::presenter_mode();
+    Looks::provide();
     let query = use_query_map();
     let focus = Focus {
         chapter: Memo::new(move |_| {

@@ -32,6 +32,9 @@ pub fn NaturalPanel(live: LabStream) -> impl IntoView {
 fn Way(live: LabStream, op: NaturalOp) -> impl IntoView {
     let id = op.id();
     let report = RwSignal::new(None::<NaturalReport>);
+    // A reset empties the tables these results were read from.
+    let resets = live.resets;
+    Effect::watch(move || resets.get(), move |_, _, _| report.set(None), false);
     // The last report stays on screen while the next copies are on their way.
     let sending = Action::new(move |_: &()| {
         let live = live.clone();

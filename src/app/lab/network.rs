@@ -29,12 +29,19 @@ pub fn NetworkPanel(live: LabStream) -> impl IntoView {
 /// The crafted attacks: a buggy client, scripted on the server so the race is exact.
 #[component]
 fn Attacks(live: LabStream) -> impl IntoView {
+    let resets = live.resets;
     // One attack at a time; its answers (or why there are none) stay until the next.
     let attack = Action::new(move |attack: &Attack| {
         let (live, attack) = (live.clone(), *attack);
         async move { crafted_attack(live.sandbox(), attack).await }
     });
     let running = attack.pending();
+    // A reset (or the next chapter's preset) starts a new story: the last attack's answers go.
+    Effect::watch(
+        move || resets.get(),
+        move |_, _, _| attack.value().set(None),
+        false,
+    );
     let launch = move |a: Attack| {
         attack.dispatch(a);
     };

@@ -41,3 +41,43 @@ pub fn open_when_wide(node: NodeRef<leptos::html::Details>) {
     #[cfg(not(feature = "hydrate"))]
     let _ = node;
 }
+
+/// On a phone, where the chapter's drawer covers the lower part of the lab while it is open:
+/// scrolls the page so Shimul's Send button and the app's answer under it sit above the drawer.
+/// Called when the app's screen changes and when the drawer opens, after that turn's drawing.
+pub fn keep_phone_above_drawer() {
+    #[cfg(feature = "hydrate")]
+    leptos::task::spawn_local(async {
+        let _ = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(
+            &wasm_bindgen::JsValue::NULL,
+        ))
+        .await;
+        if width() >= WIDE {
+            return;
+        }
+        let Some(doc) = window().document() else {
+            return;
+        };
+        let find = |selector: &str| doc.query_selector(selector).ok().flatten();
+        let (Some(drawer), Some(send), Some(answer)) = (
+            find(".lab-chapter .chapter:not(.collapsed)"),
+            find("[data-testid=\"send-button\"]"),
+            find("[data-testid=\"phone-message\"]"),
+        ) else {
+            return;
+        };
+        const GAP: f64 = 8.0;
+        let limit = drawer.get_bounding_client_rect().top() - GAP;
+        let top = send.get_bounding_client_rect().top() - GAP;
+        let bottom = answer.get_bounding_client_rect().bottom();
+        let by = if bottom > limit {
+            // Down, but never so far that Send leaves the top of the screen.
+            (bottom - limit).min(top)
+        } else if top < 0.0 {
+            top
+        } else {
+            return;
+        };
+        window().scroll_by_with_x_and_y(0.0, by);
+    });
+}

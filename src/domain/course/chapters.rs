@@ -25,7 +25,11 @@ pub const CHAPTERS: [Chapter; 9] = [
         steps: &[
             step(Loaded(1, Variant::Unguarded), Some("preset-load")),
             step(Seen(K::CallerTimedOut, None, 1), Some("send-button")),
-            step(FigureAtLeast("debits", 1), Some("damage-meter")),
+            // Look at the meter: the debit is in the ledger while the phone knows nothing.
+            step(
+                All(&[Looked("damage-meter"), FigureAtLeast("debits", 1)]),
+                Some("damage-meter"),
+            ),
             step(
                 Loss("response_loss_pct", 0),
                 Some("fault-response_loss_pct"),
@@ -181,8 +185,19 @@ pub const CHAPTERS: [Chapter; 9] = [
                 Seen(K::ResendDropped, Some(O::Caught), 1),
                 Some("send-button"),
             ),
-            step(Seen(K::TransactionAborted, None, 1), Some("send-button")),
-            step(Rows("fraud.audit", 3), Some("inspector")),
+            // The same first Send crashed the fraud check before its commit.
+            step(
+                All(&[
+                    Seen(K::FraudCrashed, None, 1),
+                    Looked("event-fraud_crashed"),
+                ]),
+                Some("timeline"),
+            ),
+            // Its audit row, written outside the log, was written again after the restart.
+            step(
+                All(&[Looked("table-fraud.audit"), Rows("fraud.audit", 2)]),
+                Some("table-fraud.audit"),
+            ),
             // The same lost ack without the idempotent producer: the log keeps the copy.
             step(
                 Seen(K::ResendAppended, Some(O::Escaped), 1),
@@ -245,7 +260,10 @@ pub const CHAPTERS: [Chapter; 9] = [
                 Loss("response_loss_pct", 0),
                 Some("fault-response_loss_pct"),
             ),
-            step(FigureSettled("credits", 1), Some("jump-hour")),
+            step(
+                All(&[Jumped(HOUR_MS), FigureSettled("credits", 1)]),
+                Some("jump-hour"),
+            ),
             // The same storm with every guard off.
             step(Harmed, Some("preset-load-unguarded")),
         ],

@@ -88,6 +88,15 @@ pub enum Check {
     SeenOp(EventKind, &'static str),
     /// The clock stands at least this long after the lesson's start, ms.
     TimeAtLeast(i64),
+    /// The student opened or tapped the control with this `data-testid` while the step was the
+    /// current one (the lab tells the chapter, `app/lab/chapter.rs`): a "look at" step is done
+    /// by looking, not by the sandbox alone.
+    Looked(&'static str),
+    /// The clock was moved on by jumps (not by running) at least this long, ms, since the
+    /// last reset.
+    Jumped(i64),
+    /// Every one of these.
+    All(&'static [Check]),
     /// The damage meter says money went wrong: a debit or a credit twice, an event lost, money
     /// made up or vanished. An effect done twice with the money right (a second fraud
     /// approval, which every guard on still lets through) is not this step.
@@ -138,6 +147,29 @@ impl Check {
                 .iter()
                 .any(|e| e.kind == kind && e.details["op"].as_str() == Some(op)),
             Check::Harmed => state.damage.verdict() == crate::domain::Verdict::MoneyWrong,
+            // What the student looked at is the chapter's to know: `Chapter::progress`.
+            Check::Looked(_) => true,
+            Check::Jumped(ms) => {
+                events
+                    .iter()
+                    .filter(|e| e.kind == EventKind::ClockJumped)
+                    .map(|e| {
+                        e.details["to_ms"].as_i64().unwrap_or(0)
+                            - e.details["from_ms"].as_i64().unwrap_or(0)
+                    })
+                    .sum::<i64>()
+                    >= ms
+            }
+            Check::All(checks) => checks.iter().all(|c| c.holds(events, state)),
+        }
+    }
+
+    /// The controls the student must look at for this to hold.
+    pub fn looks(&self) -> Vec<&'static str> {
+        match *self {
+            Check::Looked(id) => vec![id],
+            Check::All(checks) => checks.iter().flat_map(Check::looks).collect(),
+            _ => Vec::new(),
         }
     }
 }
@@ -172,11 +204,19 @@ impl Chapter {
         format!("ch{:02}", self.n)
     }
 
-    /// Which steps hold now, each on its own.
-    pub fn progress(&self, events: &[TimelineEvent], state: &SandboxState) -> Vec<bool> {
+    /// Which steps hold now, each on its own; `looked` are the controls the student looked at
+    /// while the step that asks for them was the current one.
+    pub fn progress(
+        &self,
+        events: &[TimelineEvent],
+        state: &SandboxState,
+        looked: &[&str],
+    ) -> Vec<bool> {
         self.steps
             .iter()
-            .map(|s| s.check.holds(events, state))
+            .map(|s| {
+                s.check.holds(events, state) && s.check.looks().iter().all(|id| looked.contains(id))
+            })
             .collect()
     }
 }
@@ -271,11 +311,11 @@ mod tests {
         // The loss slider already reads 0 before anything is loaded: on its own that step
         // holds, which is why `advance` ticks steps off only in order.
         assert_eq!(
-            c.progress(&[], &state),
+            c.progress(&[], &state, &[]),
             vec![false, false, false, true, false]
         );
         let mut events = vec![loaded];
-        assert!(c.progress(&events, &state)[0]);
+        assert!(c.progress(&events, &state, &["damage-meter"])[0]);
         // The other variant loaded later is not this step.
         events.push(ev(
             EventKind::ScenarioLoaded,
@@ -288,12 +328,15 @@ mod tests {
         state.damage.debits = 1;
         state.faults.response_loss_pct = 100;
         assert_eq!(
-            c.progress(&events, &state),
+            c.progress(&events, &state, &["damage-meter"]),
             vec![true, true, true, false, false]
         );
         state.faults.response_loss_pct = 0;
         state.damage.double_charges = 1;
-        assert_eq!(c.progress(&events, &state), vec![true; 5]);
+        assert_eq!(
+            c.progress(&events, &state, &["damage-meter"]),
+            vec![true; 5]
+        );
         // In order, and latched: a later step that holds early waits for the ones before it.
         let mut done = Vec::new();
         assert!(!advance(&mut done, &[false, false, false, true, false]));
@@ -322,5 +365,49 @@ mod tests {
         );
         state.damage.double_charges = 1;
         assert!(Check::Harmed.holds(&[], &state));
+    }
+
+    #[test]
+    fn a_look_step_needs_the_look_and_the_sandbox_both() {
+        let mut state = crate::domain::state::state_with_log(vec![]);
+        let c = chapter(1).unwrap();
+        let look = &c.steps[2];
+        assert_eq!(look.check.looks(), vec!["damage-meter"]);
+        // Looked at before the debit, or the debit without a look: not done.
+        assert!(!c.progress(&[], &state, &["damage-meter"])[2]);
+        state.damage.debits = 1;
+        assert!(!c.progress(&[], &state, &[])[2]);
+        assert!(!c.progress(&[], &state, &["inspector"])[2]);
+        assert!(c.progress(&[], &state, &["damage-meter"])[2]);
+    }
+
+    #[test]
+    fn a_jump_step_counts_jumps_not_the_running_clock() {
+        let mut state = crate::domain::state::state_with_log(vec![]);
+        let hour = Check::Jumped(crate::domain::clock::HOUR_MS);
+        state.clock.now_ms = START_MS + 2 * crate::domain::clock::HOUR_MS;
+        assert!(!hour.holds(&[], &state), "the clock ran; nobody jumped");
+        let jump = |from: i64, to: i64| {
+            ev(
+                EventKind::ClockJumped,
+                Outcome::Ok,
+                json!({"from_ms": from, "to_ms": to}),
+            )
+        };
+        let half = crate::domain::clock::HOUR_MS / 2;
+        let events = vec![jump(START_MS, START_MS + half)];
+        assert!(!hour.holds(&events, &state));
+        let events = vec![
+            jump(START_MS, START_MS + half),
+            jump(START_MS + half, START_MS + 2 * half),
+        ];
+        assert!(hour.holds(&events, &state));
+        // Chapter 07's crash step: the crash on the timeline, and the student's look at it.
+        let c = chapter(7).unwrap();
+        let crashed = vec![ev(EventKind::FraudCrashed, Outcome::Lost, json!({}))];
+        assert!(c.steps[2].check.holds(&crashed, &state));
+        assert!(!c.progress(&crashed, &state, &[])[2]);
+        assert!(c.progress(&crashed, &state, &["event-fraud_crashed"])[2]);
+        assert!(!c.progress(&[], &state, &["event-fraud_crashed"])[2]);
     }
 }

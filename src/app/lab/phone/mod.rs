@@ -109,7 +109,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     let keep = switch_untracked(&live, Safeguard::KeyPersistence);
                     let _ = app.try_update(|a| {
                         if let Some(p) = a.request_leaves(&key).filter(|_| keep) {
-                            storage::save_pending(&sandbox, p);
+                            storage::save_pending(&sandbox, p, seen(&live));
                         }
                     });
                     let answer = http::post_transfer(&sandbox, &key, &intent, amount).await;
@@ -128,7 +128,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     .try_update(|a| a.answered(&answer))
                     .and_then(|d| d.balance)
                 {
-                    storage::save_balance(&sandbox, balance);
+                    storage::save_balance(&sandbox, balance, seen(&live));
                 }
                 if answer.is_final() {
                     storage::clear_pending(&sandbox);
@@ -146,6 +146,13 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
         let sandbox = sandbox.clone();
         let send = send.clone();
         Effect::new(move |_| {
+            // Kept before a reset this page never heard of (a preset loaded by a link): that
+            // run is gone, and its pending transfer must not go out again on its own.
+            if let Some(reset) = live.state.with_untracked(|s| s.last_reset_id()) {
+                if storage::kept_before(&sandbox, reset) {
+                    storage::forget(&sandbox);
+                }
+            }
             app.set(AppMemory::opened(storage::load_balance(&sandbox)));
             if !switch_untracked(&live, Safeguard::KeyPersistence) {
                 storage::clear_pending(&sandbox);
@@ -194,7 +201,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     amount_error.set(None);
                     if save {
                         if let Some(p) = app.with_untracked(|a| a.pending.clone()) {
-                            storage::save_pending(&sandbox, &p);
+                            storage::save_pending(&sandbox, &p, seen(&live));
                         }
                     }
                     send(key, amount, storage::intent(&sandbox), Some(signal));
@@ -202,6 +209,12 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
             }
         }
     };
+
+    // On a phone with a chapter's drawer open, Send and its answer stay above the drawer.
+    Effect::new(move |_| {
+        screen.track();
+        super::wide::keep_phone_above_drawer();
+    });
 
     let amount_locked = move || app.with(|a| a.amount_locked(switch(Safeguard::KeyPersistence)));
     let label = move || SendLabel::of(busy(), amount_locked());
@@ -288,6 +301,12 @@ pub fn AppTop(
             <strong data-testid=testid data-value=move || balance.get()>{move || taka(balance.get())}</strong>
         </div>
     }
+}
+
+/// The newest timeline event this screen has taken in, by the stream or by a state read.
+fn seen(live: &LabStream) -> i64 {
+    let streamed = live.events.with_untracked(|e| e.last().map_or(0, |e| e.id));
+    streamed.max(live.state.with_untracked(|s| s.last_event_id()))
 }
 
 fn switch_untracked(live: &LabStream, s: Safeguard) -> bool {

@@ -56,10 +56,30 @@ pub fn load_pending(sandbox: &str) -> Option<Pending> {
     serde_json::from_str(&get(&pending_key(sandbox))?).ok()
 }
 
-pub fn save_pending(sandbox: &str, p: &Pending) {
+/// Keeps the pending transfer; `seen` is the newest timeline event the screen had taken in
+/// (see [`kept_before`]).
+pub fn save_pending(sandbox: &str, p: &Pending, seen: i64) {
     if let Ok(json) = serde_json::to_string(p) {
         set(&pending_key(sandbox), &json);
+        set(&seen_key(sandbox), &seen.to_string());
     }
+}
+
+/// Where the lab notes the newest timeline event its screen had taken in when the app last
+/// kept something: a reset (whose event comes later) then shows the kept things as older than
+/// it, even when the page that would have heard of the reset was closed at the time, as when
+/// a preset is loaded by a link (`/lab?scenario=N`).
+fn seen_key(sandbox: &str) -> String {
+    format!("pocketpay-lab:{sandbox}:seen")
+}
+
+/// Whether what is kept for this sandbox was kept before the reset of event `reset_id` (or
+/// cannot say when): then it belongs to a run that is gone, and the app starts afresh.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+pub fn kept_before(sandbox: &str, reset_id: i64) -> bool {
+    get(&seen_key(sandbox))
+        .and_then(|v| v.parse::<i64>().ok())
+        .is_none_or(|seen| seen < reset_id)
 }
 
 pub fn clear_pending(sandbox: &str) {
@@ -72,8 +92,9 @@ pub fn load_balance(sandbox: &str) -> Option<i64> {
     get(&balance_key(sandbox))?.parse().ok()
 }
 
-pub fn save_balance(sandbox: &str, taka: i64) {
+pub fn save_balance(sandbox: &str, taka: i64, seen: i64) {
     set(&balance_key(sandbox), &taka.to_string());
+    set(&seen_key(sandbox), &seen.to_string());
 }
 
 /// The intent of the decision to pay now under way, made on first use.
@@ -95,4 +116,5 @@ pub fn forget(sandbox: &str) {
     clear_pending(sandbox);
     clear_intent(sandbox);
     remove(&balance_key(sandbox));
+    remove(&seen_key(sandbox));
 }

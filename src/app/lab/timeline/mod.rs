@@ -62,6 +62,18 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
     let first_id = Memo::new(move |_| events.with(|l| l.first().map_or(0, |e| e.id)));
     let show_routine = RwSignal::new(false);
     let opened = RwSignal::new(HashSet::<i64>::new());
+    // A reset (or a preset load) starts a new timeline: nothing of the old one stays selected,
+    // so nothing of the new one is dimmed around it.
+    let looks = super::chapter::Looks::here();
+    let resets = live.resets;
+    Effect::watch(
+        move || resets.get(),
+        move |_, _, _| {
+            selected.set(None);
+            opened.set(HashSet::new());
+        },
+        false,
+    );
     let list = Memo::new(move |_| {
         let show = show_routine.get();
         opened.with(|o| events.with(|l| entries(l, show, o)))
@@ -244,7 +256,7 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                                         Entry::Fold { .. } => None,
                                     };
                                     match (entry, event) {
-                                        (_, Some(e)) => view! { <Row live=live.clone() event=e top selected chain rewound_to /> }.into_any(),
+                                        (_, Some(e)) => view! { <Row live=live.clone() event=e top selected chain rewound_to looks /> }.into_any(),
                                         (Entry::Fold { first, last, count }, None) => view! { <FoldRow first last count top opened rewound_to /> }.into_any(),
                                         (Entry::Event(_), None) => ().into_any(),
                                     }

@@ -42,8 +42,10 @@ pub fn Row(
     selected: RwSignal<Option<i64>>,
     chain: Memo<HashSet<i64>>,
     rewound_to: Memo<Option<i64>>,
+    looks: Option<crate::app::lab::chapter::Looks>,
 ) -> impl IntoView {
     let id = event.id;
+    let kind = event.kind.id();
     let lane = lane_index(event.layer);
     let outcome = event.outcome;
     let at = event.at_ms;
@@ -76,7 +78,13 @@ pub fn Row(
             class:future=move || rewound_to.get().is_some_and(|r| id > r)
             class:selected=move || selected.get() == Some(id)
             style:top=move || top.get()
-            on:click=move |_| selected.update(|s| *s = if *s == Some(id) { None } else { Some(id) })
+            on:click=move |_| {
+                selected.update(|s| *s = if *s == Some(id) { None } else { Some(id) });
+                // Selecting a mark is looking at its event (a chapter's step may ask for it).
+                if let Some(l) = looks {
+                    l.saw(&format!("event-{kind}"));
+                }
+            }
         >
             <span class="lane-time">{move || row_time_text(at)}</span>
             <span class="lane-chip" aria-hidden="true">{move || tr_id(&format!("lane-short-{}", layer.id()))}</span>
