@@ -198,3 +198,57 @@ test('keyboard shortcuts: space pauses and runs, → steps, ? shows the help', a
   await expect(lab.clock).toHaveAttribute('data-mode', 'live');
   lab.expectNoErrors();
 });
+
+test('space after a click on Send or a switch pauses the clock and presses nothing', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.fast();
+  await lab.tap();
+  const taps = await lab.phoneMessage.getAttribute('data-taps');
+  // The mouse left the focus on Send: Space is the clock's, not a second ৳500.
+  await page.keyboard.press(' ');
+  await expect(lab.clock).toHaveAttribute('data-mode', 'paused');
+  await expect(lab.send).not.toBeFocused();
+  await page.keyboard.press(' ');
+  await expect(lab.clock).toHaveAttribute('data-mode', 'live');
+  await expect(lab.phoneMessage).toHaveAttribute('data-taps', taps!);
+  // The same after a click on a switch: it keeps the value the click gave it.
+  await lab.setSafeguard('button_guard', false);
+  const changes = await lab.kind('safeguards_changed').count();
+  await page.keyboard.press(' ');
+  await expect(lab.clock).toHaveAttribute('data-mode', 'paused');
+  await expect(lab.safeguard('button_guard')).not.toBeChecked();
+  await expect(lab.kind('safeguards_changed')).toHaveCount(changes);
+  // A control the keyboard moved to still takes Space, as everywhere.
+  await lab.safeguard('button_guard').focus();
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press(' ');
+  await expect(lab.safeguard('button_guard')).toBeChecked();
+  await expect(lab.clock).toHaveAttribute('data-mode', 'paused');
+  lab.expectNoErrors();
+});
+
+test('at 1366 px beside a chapter, all fourteen lanes and their names fit without a sideways scroll', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  const page = await context.newPage();
+  const lab = new LabPage(page);
+  for (const chapter of [6, 9]) {
+    await lab.open(chapter);
+    await expect(page.getByTestId('chapter')).toBeVisible();
+    const lanes = page.locator('.lanes');
+    await expect(lanes).toBeVisible();
+    const fit = await lanes.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+    expect(fit.scroll, `chapter ${chapter}: the lanes scroll sideways`).toBeLessThanOrEqual(fit.client + 1);
+    const names = page.locator('.lane-head .lane-name');
+    await expect(names).toHaveCount(14);
+    for (const name of await names.all()) {
+      // The short name is whole (not cut to "wal…"), and the full one is there on hover.
+      const cut = await name.locator('.lane-label').evaluate((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1);
+      expect(cut, `chapter ${chapter}: ${await name.getAttribute('data-lane')} is cut`).toBe(false);
+      await expect(name).toHaveAttribute('title', /\S/);
+    }
+  }
+  lab.expectNoErrors();
+  await context.close();
+});

@@ -12,33 +12,47 @@ use crate::app::lab::stream::LabStream;
 use crate::domain::{ClockCommand, ClockMode};
 
 /// Listens for the shortcuts on the whole window while the timeline is on the page; keys typed
-/// into a field or pressed on a control are left to it. Nothing happens during server rendering.
+/// into a field, and keys pressed on a control the keyboard moved to, are left to it; Space on
+/// a control a click left focused is the clock's (the control is let go, never pressed).
+/// Nothing happens during server rendering.
 #[cfg_attr(not(feature = "hydrate"), allow(unused_variables))]
 pub fn use_shortcuts(live: &LabStream, help: RwSignal<bool>, selected: RwSignal<Option<i64>>) {
     #[cfg(feature = "hydrate")]
     {
         let live = live.clone();
+        // Whether the focus came with the pointer (a click or a tap) rather than the keyboard:
+        // the browser's own `:focus-visible` turns true at the first key, too late to tell.
+        let by_pointer = StoredValue::new(false);
+        let pointer = window_event_listener(leptos::ev::pointerdown, move |_| {
+            by_pointer.set_value(true);
+        });
         let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-            let typing = ev
+            use wasm_bindgen::JsCast;
+            let target = ev
                 .target()
-                .and_then(|t| {
-                    use wasm_bindgen::JsCast;
-                    t.dyn_into::<web_sys::Element>().ok()
-                })
-                .map(|el| {
-                    let tag = el.tag_name().to_lowercase();
-                    matches!(
-                        tag.as_str(),
-                        "input" | "select" | "textarea" | "button" | "summary"
-                    )
-                })
-                .unwrap_or(false);
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+            let focus = target
+                .as_ref()
+                .map_or(Focus::Page, |el| Focus::of(el, by_pointer.get_value()));
+            if ev.key() != " " {
+                by_pointer.set_value(false);
+            }
+            let typing = focus != Focus::Page;
             if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
                 return;
             }
             let command = match ev.key().as_str() {
-                " " if !typing => {
+                // Space is the clock's, unless a field takes text or the keyboard brought the
+                // focus to a control (then Space presses it, as everywhere). A control the
+                // mouse left focused, Send after a click, is let go first, so it is not pressed.
+                " " if focus != Focus::Typing && focus != Focus::KeyboardControl => {
                     ev.prevent_default();
+                    if let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
+                    {
+                        if focus == Focus::ClickedControl {
+                            let _ = el.blur();
+                        }
+                    }
                     Some(
                         if live.clock.with_untracked(|c| c.mode == ClockMode::Paused) {
                             ClockCommand::Resume
@@ -71,7 +85,47 @@ pub fn use_shortcuts(live: &LabStream, help: RwSignal<bool>, selected: RwSignal<
                 });
             }
         });
-        on_cleanup(move || handle.remove());
+        on_cleanup(move || {
+            handle.remove();
+            pointer.remove();
+        });
+    }
+}
+
+/// Where a key lands: the page itself, a field that takes text, or a control the keyboard or
+/// the mouse put the focus on.
+#[cfg(feature = "hydrate")]
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Focus {
+    Page,
+    Typing,
+    KeyboardControl,
+    ClickedControl,
+}
+
+#[cfg(feature = "hydrate")]
+impl Focus {
+    fn of(el: &web_sys::Element, by_pointer: bool) -> Focus {
+        let tag = el.tag_name().to_lowercase();
+        let kind = el.get_attribute("type").unwrap_or_default();
+        let text = match tag.as_str() {
+            "textarea" | "select" => true,
+            "input" => !matches!(
+                kind.as_str(),
+                "checkbox" | "radio" | "range" | "button" | "submit" | "reset"
+            ),
+            _ => false,
+        };
+        let control = matches!(tag.as_str(), "input" | "button" | "summary");
+        if text {
+            Focus::Typing
+        } else if !control {
+            Focus::Page
+        } else if by_pointer {
+            Focus::ClickedControl
+        } else {
+            Focus::KeyboardControl
+        }
     }
 }
 
