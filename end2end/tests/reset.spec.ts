@@ -101,3 +101,31 @@ test('a reset and a preset load start the meter, the timeline and the attacks af
   await expect(lab.figure('intents')).toHaveAttribute('data-value', '0');
   lab.expectNoErrors();
 });
+
+test('a preset loaded by a link after an unknown outcome does not resend the old key by itself', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  const api = `/api/sandboxes/${lab.sandboxId()}`;
+  await lab.speedUp(api, 10);
+  await lab.putFaults(api, { response_loss_pct: 100 });
+  await lab.send.click();
+  await lab.phoneSays('unknown');
+  await expect(lab.key).toHaveAttribute('data-pending', 'true');
+
+  // The same browser's sandbox, a preset loaded by its link: a reset this page never heard of.
+  await page.goto('/lab?scenario=2&variant=guarded');
+  await page.waitForURL(/\/lab\/[0-9a-f-]{36}$/);
+  await lab.hydrated();
+  await expect(lab.safeguard('key_persistence')).toBeChecked();
+  await page.waitForTimeout(1_500);
+  await expect(lab.phoneMessage).toHaveAttribute('data-state', 'ready');
+  await expect(lab.key).toHaveAttribute('data-pending', 'false');
+  const state = await (await page.request.get(`${api}/state`)).json();
+  expect(state.damage.intents, 'a transfer went out before anyone tapped').toBe(0);
+  // The next tap is a new decision, and it goes out.
+  await lab.speedUp(api, 10);
+  await lab.tap();
+  const after = await (await page.request.get(`${api}/state`)).json();
+  expect(after.damage.intents).toBe(1);
+  lab.expectNoErrors();
+});
