@@ -25,8 +25,12 @@ use super::*;
 const EVERY: Duration = Duration::from_millis(40);
 const MOST: Duration = Duration::from_millis(60);
 const COST_FACTOR: u32 = 10;
-/// ... and never after fewer events than this (a rerun of a few events is quick anyway).
-const MIN_EVENTS: i64 = 50;
+/// ... and never after fewer events than this: about what 40 ms of steps log on a quiet machine
+/// (BENCHMARKS.md, "Rewind"), so a rerun of that many is quick anyway. Step time is wall time,
+/// and on a busy server (a class of 200 on two cores) a step waits for the processor far longer
+/// than it runs: by time alone, every sandbox would take a checkpoint every few transfers, just
+/// when copying stores costs the others most (BENCHMARKS.md, "A class on one server").
+const MIN_EVENTS: i64 = 250;
 /// The most checkpoints a sandbox keeps. One more, and every other one goes (the oldest and
 /// the newest stay) and the spacing doubles: a long run keeps a bounded number of copies on
 /// disk, and its rewinds rerun at most the spacing it has reached.
