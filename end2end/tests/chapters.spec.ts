@@ -379,6 +379,10 @@ test("at a phone's width Send and the phone's answer are never under the open dr
   };
   await expect(drawer).not.toHaveClass(/collapsed/);
   await clear('opened');
+  // The other language's words move things: still clear.
+  await lab.langSwitch.click();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+  await clear('in English');
   await ch.load();
   await ch.done(1);
   await clear('loaded');

@@ -210,9 +210,11 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
         }
     };
 
-    // On a phone with a chapter's drawer open, Send and its answer stay above the drawer.
+    // On a phone with a chapter's drawer open, Send and its answer stay above the drawer,
+    // also when the other language's words move them.
     Effect::new(move |_| {
         screen.track();
+        let _ = crate::app::i18n::is_bn();
         super::wide::keep_phone_above_drawer();
     });
 
