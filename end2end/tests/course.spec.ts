@@ -232,7 +232,11 @@ test('the end of a chapter asks its question', async ({ page }) => {
   await page.getByTestId('preset-load').click();
   await expect(page.locator('[data-testid="chapter-step"][data-step="1"]')).toHaveAttribute('data-done', 'true');
   await lab.send.click();
-  await expect(page.locator('[data-testid="chapter-step"][data-step="3"]')).toHaveAttribute('data-done', 'true', { timeout: 20_000 });
+  await expect(page.locator('[data-testid="chapter-step"][data-step="2"]')).toHaveAttribute('data-done', 'true', { timeout: 20_000 });
+  // Step 3 asks the student to look at the meter: a tap on it.
+  await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
+  await lab.damage.click();
+  await expect(page.locator('[data-testid="chapter-step"][data-step="3"]')).toHaveAttribute('data-done', 'true');
   await lab.setFault('response_loss_pct', 0);
   await lab.send.click();
   await expect(page.getByTestId('chapter')).toHaveAttribute('data-finished', 'true', { timeout: 20_000 });

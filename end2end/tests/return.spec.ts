@@ -102,3 +102,30 @@ test('the other language, mid-chapter and from the front page, keeps the ticks',
   await backWithTicks(page, lab);
   lab.expectNoErrors();
 });
+
+test('every chapter link of the glossary and the summary, in both languages, opens a lab that hydrates', async ({ page }) => {
+  test.setTimeout(120_000);
+  const lab = await started(page);
+  for (const lang of ['first', 'other']) {
+    if (lang === 'other') {
+      await page.goto('/glossary');
+      await lab.hydrated();
+      await lab.langSwitch.click();
+    }
+    for (const from of ['/glossary', '/summary']) {
+      await page.goto(from);
+      await lab.hydrated();
+      const hrefs = [...new Set(await page.locator('a[href^="/lab?chapter="]').evaluateAll((as) => as.map((a) => a.getAttribute('href')!)))];
+      expect(hrefs.length, `${from} links into the course`).toBeGreaterThan(0);
+      for (const href of hrefs) {
+        await page.goto(href);
+        await page.waitForURL(/\/lab\/[0-9a-f-]{36}\?chapter=\d$/);
+        await lab.hydrated();
+        const n = href.split('=').pop()!;
+        await expect(page.getByTestId('chapter'), href).toHaveAttribute('data-chapter', n);
+        if (n === '1') await expect(step(page, 2)).toHaveAttribute('data-done', 'true');
+      }
+    }
+  }
+  lab.expectNoErrors();
+});

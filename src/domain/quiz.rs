@@ -94,16 +94,21 @@ impl Question {
         }
     }
 
-    /// The lab link that shows the answer live, with the question's chapter open beside it:
-    /// `/lab?scenario=N&variant=v&chapter=C`. The chapter walks that preset (its steps load
-    /// it, or point at its button), so the steps beside the lab are about what it shows.
+    /// The lab link that shows the answer live, with the question's chapter open beside it
+    /// when that chapter walks the preset (its steps load it, or point at its button), so the
+    /// steps beside the lab are about what it shows: `/lab?scenario=N&variant=v&chapter=C`.
+    /// A preset no chapter step loads (chapter 02 talks the retry storm and the reused key
+    /// through without a walk of their own) opens alone, every panel in view.
     pub fn demo_href(&self) -> String {
-        let (n, variant) = self.demo;
-        format!(
-            "/lab?scenario={n}&variant={}&chapter={}",
-            variant.id(),
-            self.chapter
-        )
+        let (scenario, variant) = self.demo;
+        let lab = format!("/lab?scenario={scenario}&variant={}", variant.id());
+        let demo = super::course::Load { scenario, variant };
+        match super::course::chapter(self.chapter) {
+            Some(c) if c.first_load() == demo || c.more_loads().contains(&demo) => {
+                format!("{lab}&chapter={}", self.chapter)
+            }
+            _ => lab,
+        }
     }
 }
 
@@ -357,12 +362,27 @@ mod tests {
         use crate::domain::course::{chapter, Load};
         let q = QUESTIONS.iter().find(|q| q.id == "replay_window").unwrap();
         assert_eq!(q.demo_href(), "/lab?scenario=11&variant=guarded&chapter=8");
-        for q in QUESTIONS {
-            // Chapter 02 talks through the retry storm and a reused key without a walk of
-            // their own: its questions' presets are not among its steps yet.
-            if matches!(q.id, "retry_storm_guard" | "same_key_other_body") {
-                continue;
-            }
+        // Chapter 02 talks through the retry storm and a reused key without a walk of their
+        // own: those answers open the lab alone, not beside a chapter about another scenario.
+        let storm = QUESTIONS
+            .iter()
+            .find(|q| q.id == "retry_storm_guard")
+            .unwrap();
+        assert!(
+            !storm.demo_href().contains("chapter="),
+            "{}",
+            storm.demo_href()
+        );
+        let alone: Vec<&str> = QUESTIONS
+            .iter()
+            .filter(|q| !q.demo_href().contains("chapter="))
+            .map(|q| q.id)
+            .collect();
+        assert_eq!(alone, ["retry_storm_guard", "same_key_other_body"]);
+        for q in QUESTIONS
+            .iter()
+            .filter(|q| q.demo_href().contains("chapter="))
+        {
             let c = chapter(q.chapter).unwrap();
             let (scenario, variant) = q.demo;
             let demo = Load { scenario, variant };
