@@ -116,6 +116,7 @@ fn built_ids() -> BTreeSet<String> {
     }
     for verdict in Verdict::ALL {
         ids.insert(format!("damage-verdict-{}", verdict.id()));
+        ids.insert(format!("summary-{}", verdict.id()));
     }
     for chapter in CHAPTERS {
         let key = chapter.key();

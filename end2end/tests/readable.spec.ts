@@ -180,6 +180,9 @@ test("at a phone's width: a readable list, folded panels, a bar that stays in vi
   // The bar with the balances and the verdict stays at the top while the student scrolls.
   const bar = page.getByTestId('summary-bar');
   await expect(bar).toHaveAttribute('data-harmed', 'true');
+  // It names the harm: Shimul was charged twice, so the money is wrong.
+  await expect(bar).toHaveAttribute('data-verdict', 'money_wrong');
+  await expect(page.getByTestId('summary-damage')).toHaveText(/Money wrong|টাকার হিসাব ভুল/);
   expect((await bar.boundingBox())!.y).toBeLessThan(5);
   await expect(page.getByTestId('summary-shimul')).toHaveAttribute('data-value', '1000');
   // The inspector and the instructor's panel start folded, and open on a tap.

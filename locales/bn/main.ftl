@@ -460,9 +460,12 @@ routine-fold = { $count }টি নিয়মিত কাজ ভাঁজ ক
 summary-label = ledger আর wallet-এর ব্যালান্স, আর কোনো ক্ষতি হয়েছে কি না
 summary-shimul = শিমুল (ledger)
 summary-tithi = তিথি (wallet)
-summary-harm = ⚠ ক্ষতি হয়েছে
-summary-in-flight = টাকা পথে আছে
-summary-no-harm = কোনো ক্ষতি নেই
+summary-money_wrong = ⚠ টাকার হিসাব ভুল
+summary-effect_twice = ⚠ একটি কাজ দুবার
+summary-stuck = ⚠ একটি key আটকে আছে
+summary-in_flight = টাকা পথে আছে
+summary-nothing_moved = এখনও কিছু পাঠানো হয়নি
+summary-exactly_once = ঠিক একবার
 
 # শিক্ষার্থীর সুইচ
 switches-hint = একটি পাহারা বন্ধ করে দেখুন সে কী আটকে রাখছিল; ফল দেখাবে timeline আর ক্ষতির মিটার। নতুন বা আবার শুরু করা sandbox-এ সব পাহারা চালু থাকে।

@@ -484,9 +484,12 @@ routine-fold = { $count } routine jobs folded (tap to show)
 summary-label = Balances in the ledger and the wallet, and whether harm was done
 summary-shimul = Shimul (ledger)
 summary-tithi = Tithi (wallet)
-summary-harm = ⚠ Harm done
-summary-in-flight = Money on its way
-summary-no-harm = No harm
+summary-money_wrong = ⚠ Money wrong
+summary-effect_twice = ⚠ An effect twice
+summary-stuck = ⚠ A key stuck
+summary-in_flight = Money on its way
+summary-nothing_moved = Nothing sent yet
+summary-exactly_once = Exactly once
 
 # The student's switches
 switches-hint = Switch a guard off to see what it was holding back; the timeline and the damage meter show the result. A new or reset sandbox has every guard on.
