@@ -318,20 +318,20 @@ async fn a_sandbox_survives_a_restart() {
     assert_eq!(c["now_ms"], START_MS + 3 * HOUR_MS);
 }
 
+/// Pauses the clock and sends ৳500 under `key`, run to its 201.
+async fn send_paused(lab: &TestLab, id: &str, key: &str) {
+    lab.clock(id, json!({"mode": "paused"})).await;
+    let a = lab
+        .send(id, key, json!({"to": "tithi", "amount": 500}), None)
+        .await;
+    assert_eq!(a.status, 201, "{}", a.raw);
+}
+
 #[tokio::test]
 async fn reset_returns_to_the_lesson_start() {
     let lab = TestLab::start().await;
     let id = lab.sandbox(5).await;
-    lab.clock(&id, json!({"mode": "paused"})).await;
-    let a = lab
-        .send(
-            &id,
-            "before-reset",
-            json!({"to": "tithi", "amount": 500}),
-            None,
-        )
-        .await;
-    assert_eq!(a.status, 201, "{}", a.raw);
+    send_paused(&lab, &id, "before-reset").await;
     assert_eq!(lab.state(&id).await["damage"]["intents"], 1);
     lab.put(
         &format!("/api/sandboxes/{id}/safeguards"),
@@ -359,16 +359,7 @@ async fn reset_returns_to_the_lesson_start() {
     // The intents are this run's alone: none yet, and one again after one transfer, even with
     // the key (the intent) used before the reset.
     assert_eq!(s["damage"]["intents"], 0);
-    lab.clock(&id, json!({"mode": "paused"})).await;
-    let a = lab
-        .send(
-            &id,
-            "before-reset",
-            json!({"to": "tithi", "amount": 500}),
-            None,
-        )
-        .await;
-    assert_eq!(a.status, 201, "{}", a.raw);
+    send_paused(&lab, &id, "before-reset").await;
     let s = lab.state(&id).await;
     assert_eq!(s["damage"]["intents"], 1);
     assert_eq!(s["damage"]["debits"], 1);

@@ -60,6 +60,15 @@ pub struct ApiReply {
 }
 
 impl ApiReply {
+    /// A stored answer sent again (`Idempotent-Replayed: true`).
+    pub fn replayed(status: u16, body: String) -> ApiReply {
+        ApiReply {
+            status,
+            body,
+            replayed: true,
+        }
+    }
+
     /// A problem+json answer.
     pub fn problem(status: u16, kind: &str, detail: &str) -> ApiReply {
         ApiReply {

@@ -158,12 +158,7 @@ async fn receive(
                         Outcome::Caught,
                         details(json!({"guard": "idempotency_table", "status": status})),
                     );
-                    let reply = ApiReply {
-                        status,
-                        body,
-                        replayed: true,
-                    };
-                    answer(cx, call, attempt, &req, reply);
+                    answer(cx, call, attempt, &req, ApiReply::replayed(status, body));
                     return Ok(());
                 }
                 Decision::WrongReplay { status, body } => {
@@ -192,12 +187,7 @@ async fn receive(
                                        "damage": "wrong receipt",
                                        "would_catch": [Safeguard::FingerprintCheck.id()]})),
                     );
-                    let reply = ApiReply {
-                        status,
-                        body,
-                        replayed: true,
-                    };
-                    answer(cx, call, attempt, &req, reply);
+                    answer(cx, call, attempt, &req, ApiReply::replayed(status, body));
                     return Ok(());
                 }
                 Decision::InProgress => {
