@@ -322,6 +322,11 @@ async fn a_crash_after_claim_gives_409_until_recovery_then_the_right_answer() {
     // Still inside 60 s: in progress.
     let early = lab.send(&id, "k", five_hundred(), None).await;
     assert_eq!(early.status, 409);
+    // Recovery will settle the key: this 409 is the claim doing its work.
+    assert_eq!(
+        lab.events_of(&id, "key_in_progress").await[0]["outcome"],
+        "caught"
+    );
     lab.advance_ms(&id, 60_000).await;
     let released = lab.events_of(&id, "stuck_key_released").await;
     assert_eq!(released.len(), 1);
@@ -343,6 +348,27 @@ async fn without_recovery_a_crashed_key_is_stuck_forever() {
     let later = lab.send(&id, "k", five_hundred(), None).await;
     assert_eq!(later.status, 409);
     assert_eq!(damage(&lab, &id).await["debits"], 0);
+    assert_eq!(damage(&lab, &id).await["stuck_keys"], 1);
+    // Nothing will ever finish the key: the timeline does not call this 409 a catch.
+    let refused = &lab.events_of(&id, "key_in_progress").await[0];
+    assert_eq!(refused["outcome"], "lost");
+    assert_eq!(refused["details"]["stuck"], true);
+}
+
+/// With recovery off, a 409 while the first request is still being completed is a catch: the
+/// key will finish, and the retry after it gets the first answer.
+#[tokio::test]
+async fn without_recovery_a_409_during_the_first_request_is_still_a_catch() {
+    let lab = TestLab::start().await;
+    let id = lab.sandbox(1).await;
+    lab.safeguards(&id, json!({"stuck_recovery": false})).await;
+    let (a, b) = race_50ms(&lab, &id).await;
+    assert_eq!((a.status, b.status), (201, 409));
+    assert_eq!(
+        lab.events_of(&id, "key_in_progress").await[0]["outcome"],
+        "caught"
+    );
+    assert_eq!(damage(&lab, &id).await["stuck_keys"], 0);
 }
 
 #[tokio::test]

@@ -121,6 +121,9 @@ test('a claim whose instance died, with recovery off, is a stuck key', async ({ 
   await expect(lab.damage).toHaveAttribute('data-harmed', 'true');
   // Every retry of the key now gets 409, and nothing moved.
   expect((await pay(page, api, 'stuck-key', 500)).status()).toBe(409);
+  // That 409 is no catch: nothing will ever finish the key, and the timeline says so.
+  await expect(lab.kind('key_in_progress')).toHaveAttribute('data-outcome', 'lost');
+  await expect(lab.kind('key_in_progress')).toHaveAttribute('title', /IN_PROGRESS/);
   await expect(lab.figure('debits')).toHaveAttribute('data-value', '0');
   await expect(lab.damage).toHaveAttribute('data-verdict', 'stuck');
   lab.expectNoErrors();

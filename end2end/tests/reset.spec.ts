@@ -115,7 +115,10 @@ test('after an unknown outcome, a preset loaded by a link sends nothing before a
   await lab.phoneSays('unknown');
   await expect(lab.key).toHaveAttribute('data-pending', 'true');
 
-  // The same browser's sandbox, a preset loaded by its link: a reset this page never heard of.
+  // The student leaves the lab (no lab page is open to hear of what comes next), then follows a
+  // preset's link, as from the quiz: the same browser's sandbox, reset by the link before any
+  // page of it could hear of the reset.
+  await page.goto('/glossary');
   await page.goto('/lab?scenario=2&variant=guarded');
   await page.waitForURL(/\/lab\/[0-9a-f-]{36}$/);
   await lab.hydrated();
@@ -123,12 +126,45 @@ test('after an unknown outcome, a preset loaded by a link sends nothing before a
   await page.waitForTimeout(1_500);
   await expect(lab.phoneMessage).toHaveAttribute('data-state', 'ready');
   await expect(lab.key).toHaveAttribute('data-pending', 'false');
+  // Nothing reached the server: no request on the new run's timeline, no debit, and the
+  // preset's screen says ready (a resumed send the reset cut off would hide behind that).
+  await expect(lab.kind('request_sent'), 'a request went out before anyone tapped').toHaveCount(0);
   const state = await (await page.request.get(`${api}/state`)).json();
+  expect(state.damage.debits, 'Shimul was debited before anyone tapped').toBe(0);
   expect(state.damage.intents, 'a transfer went out before anyone tapped').toBe(0);
   // The next tap is a new decision, and it goes out.
   await lab.speedUp(api, 10);
   await lab.tap();
   const after = await (await page.request.get(`${api}/state`)).json();
   expect(after.damage.intents).toBe(1);
+  lab.expectNoErrors();
+});
+
+test('a reset during the phone library’s backoff ends that tap: its retry never goes out', async ({ page }) => {
+  const lab = new LabPage(page);
+  const api = await lab.openSeeded(SEED + 1);
+  // The answer is lost; the phone gives up after 1 s and its library waits 6 s to retry.
+  await lab.putFaults(api, {
+    response_loss_pct: 100,
+    phone_timeout_ms: 1_000,
+    auto_retries: 1,
+    retry_backoff_ms: 6_000,
+  });
+  // The phone reads its library's settings from the screen's state: wait until it has them.
+  await expect(lab.fault('auto_retries')).toHaveValue('1');
+  await expect(lab.fault('retry_backoff_ms')).toHaveValue('6000');
+  await lab.send.click();
+  await lab.phoneSays('backoff');
+  // The instructor resets mid-backoff: the app is reinstalled, and the old tap is gone with it.
+  await lab.reset.click();
+  await expect(lab.kind('sandbox_reset')).toHaveCount(1);
+  await expect(lab.kind('request_sent')).toHaveCount(0);
+  await lab.phoneSays('ready');
+  // Past the old backoff, nothing has gone out by itself.
+  await page.waitForTimeout(7_000);
+  await expect(lab.kind('request_sent'), 'the old tap was retried after the reset').toHaveCount(0);
+  const state = await (await page.request.get(`${api}/state`)).json();
+  expect(state.damage.debits, `seed ${SEED + 1}: debited by a retry after the reset`).toBe(0);
+  await expect(lab.phoneMessage).toHaveAttribute('data-state', 'ready');
   lab.expectNoErrors();
 });

@@ -115,6 +115,7 @@ fn meaning(kind: EventKind, outcome: Outcome) -> Option<&'static str> {
         (EventKind::SmsSent, Outcome::Escaped) => "sms-escaped",
         (EventKind::FraudApproved, Outcome::Escaped) => "fraud-escaped",
         (EventKind::ResponseReplayed, Outcome::Escaped) => "replayed-escaped",
+        (EventKind::KeyInProgress, Outcome::Lost) => "key-stuck",
         (EventKind::ResendAppended, _) => "resend-appended",
         (EventKind::RequestLost, _) => "request-lost",
         (EventKind::ResponseLost, _) => "response-lost",

@@ -43,6 +43,15 @@ pub async fn run(
     }
 }
 
+/// The (user, key) an instance is still completing, if `step` is such work: a key it claimed
+/// that it will finish.
+pub fn completing(step: &Step) -> Option<(&str, &str)> {
+    match step {
+        Step::Api(ApiStep::Complete(a)) => Some((a.req.user.as_str(), a.req.key.as_str())),
+        _ => None,
+    }
+}
+
 /// Hands an instance's answer to the load balancer.
 fn answer(cx: &mut Cx<'_, Step>, call: u64, attempt: u32, req: &Req, reply: ApiReply) {
     cx.schedule_in(
@@ -191,13 +200,33 @@ async fn receive(
                     return Ok(());
                 }
                 Decision::InProgress => {
-                    cx.record(
-                        Layer::Api,
-                        EventKind::KeyInProgress,
-                        key,
-                        Outcome::Caught,
-                        details(json!({"guard": "atomic_claim", "status": 409})),
-                    );
+                    // A 409 is a catch only while the key can still finish: an instance is
+                    // completing it, or recovery will settle it. Otherwise the key is stuck
+                    // (its instance died after the claim): the 409 keeps Shimul's money from
+                    // ever going, which the timeline must not call a catch.
+                    let finishing = world.safeguards.is_on(Safeguard::StuckRecovery)
+                        || cx
+                            .queued()
+                            .filter_map(completing)
+                            .any(|(user, k)| user == req.user && k == req.key.as_str());
+                    if finishing {
+                        cx.record(
+                            Layer::Api,
+                            EventKind::KeyInProgress,
+                            key,
+                            Outcome::Caught,
+                            details(json!({"guard": "atomic_claim", "status": 409})),
+                        );
+                    } else {
+                        cx.record(
+                            Layer::Api,
+                            EventKind::KeyInProgress,
+                            key,
+                            Outcome::Lost,
+                            details(json!({"status": 409, "stuck": true,
+                                           "would_finish": [Safeguard::StuckRecovery.id()]})),
+                        );
+                    }
                     answer(cx, call, attempt, &req, in_progress());
                     return Ok(());
                 }

@@ -3,8 +3,8 @@
 //! `GET …/state` answers it.
 
 use super::*;
-use crate::server::calls::ApiStep;
 use crate::server::damage::Claims;
+use crate::server::payments;
 use crate::server::payments::recovery::window_start;
 
 impl Owner {
@@ -54,12 +54,8 @@ impl Owner {
         let completing = self
             .sim
             .queued()
-            .filter_map(|step| match step {
-                Step::Api(ApiStep::Complete(a)) => {
-                    Some((a.req.user.clone(), a.req.key.to_string()))
-                }
-                _ => None,
-            })
+            .filter_map(payments::completing)
+            .map(|(user, key)| (user.to_owned(), key.to_owned()))
             .collect();
         Claims {
             recovery: self.world.safeguards.is_on(Safeguard::StuckRecovery),

@@ -44,10 +44,11 @@ pub trait World {
 }
 
 /// What a running step may touch of the simulation: the time, the generator, the queue (to add
-/// to it) and the timeline.
+/// to it, and to see what is still on its way) and the timeline.
 pub struct Cx<'a, S> {
     now_ms: i64,
     rng: &'a mut Rng,
+    queue: &'a BinaryHeap<Entry<S>>,
     scheduled: Vec<Scheduled<S>>,
     events: Vec<NewEvent>,
 }
@@ -67,6 +68,12 @@ impl<S> Cx<'_, S> {
 
     pub fn rng(&mut self) -> &mut Rng {
         self.rng
+    }
+
+    /// Every step still queued (not counting what this step has scheduled), in no particular
+    /// order: the work other services still have on their way.
+    pub fn queued(&self) -> impl Iterator<Item = &S> {
+        self.queue.iter().map(|e| &e.step)
     }
 
     /// Schedules `step` to run `delay_ms` after now (0: after everything already due now).
@@ -257,6 +264,7 @@ impl<S: Send + PartialEq> Sim<S> {
         let mut cx = Cx {
             now_ms: self.now_ms,
             rng: &mut self.rng,
+            queue: &self.queue,
             scheduled: Vec::new(),
             events: Vec::new(),
         };

@@ -107,11 +107,18 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                 let mut attempt = 0;
                 let answer = loop {
                     let keep = switch_untracked(&live, Safeguard::KeyPersistence);
-                    let _ = app.try_update(|a| {
-                        if let Some(p) = a.request_leaves(&key).filter(|_| keep) {
-                            storage::save_pending(&sandbox, p, seen(&live));
-                        }
-                    });
+                    let open = app
+                        .try_update(|a| {
+                            if let Some(p) = a.request_leaves(&key).filter(|_| keep) {
+                                storage::save_pending(&sandbox, p, seen(&live));
+                            }
+                        })
+                        .is_some();
+                    // An app closed meanwhile (reopened, or reinstalled by a reset) took its
+                    // HTTP library's retries with it: nothing more goes out for this tap.
+                    if !open {
+                        return;
+                    }
                     let answer = http::post_transfer(&sandbox, &key, &intent, amount).await;
                     if answer.library_retries() && attempt < retries {
                         attempt += 1;

@@ -102,6 +102,9 @@ pub fn describe(e: &TimelineEvent) -> String {
                 &[("count", num(deleted))],
             );
         }
+        EventKind::KeyInProgress if e.outcome == Outcome::Lost => {
+            return tr_id("ev-key_in_progress-stuck");
+        }
         EventKind::RequestSent => vec![("amount", taka(n("amount")))],
         EventKind::LbRouted => vec![("instance", num(n("instance")))],
         EventKind::LbRetried => vec![("attempt", num(n("attempt")))],
