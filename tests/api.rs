@@ -153,7 +153,8 @@ async fn the_same_seed_and_inputs_give_the_same_timeline() {
             ("clock", json!({"advance_seconds": 86_400})),
             ("clock", json!({"speed": 2.5})),
             ("safeguards", json!({"wallet_inbox": true})),
-            ("clock", json!({"step": true, "advance_seconds": 600})),
+            ("clock", json!({"step": true})),
+            ("clock", json!({"advance_seconds": 600})),
         ];
         for (what, body) in script {
             let path = format!("/api/sandboxes/{id}/{what}");
@@ -725,6 +726,26 @@ async fn an_exported_run_replays_to_the_same_timeline() {
         copy["log_hash"], run["log_hash"],
         "the same seed and inputs give the same timeline"
     );
+    assert_eq!(copy["expected_log_hash"], run["log_hash"]);
+    assert_eq!(copy["log_hash_matches"], true);
+    // A run that claims another hash is rerun and answered with both hashes, saying they
+    // differ, as the /run page says it; one that claims none gets no verdict.
+    let mut tampered = run.clone();
+    tampered["log_hash"] = json!("0".repeat(64));
+    let r = lab.post("/api/runs", tampered).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let other: Value = r.json().await.unwrap();
+    assert_eq!(other["log_hash"], run["log_hash"]);
+    assert_eq!(other["expected_log_hash"], json!("0".repeat(64)));
+    assert_eq!(other["log_hash_matches"], false);
+    let mut unclaimed = run.clone();
+    unclaimed.as_object_mut().unwrap().remove("log_hash");
+    let r = lab.post("/api/runs", unclaimed).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let bare: Value = r.json().await.unwrap();
+    assert_eq!(bare["log_hash"], run["log_hash"]);
+    assert_eq!(bare["expected_log_hash"], Value::Null);
+    assert_eq!(bare["log_hash_matches"], Value::Null);
     let events = |s: &Value| -> Vec<Value> {
         s["tables"]["lab.events"]
             .as_array()

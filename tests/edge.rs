@@ -215,6 +215,13 @@ impl Call {
         self
     }
 
+    /// One more header of this name beside any already there.
+    fn also_header(mut self, name: &str, value: &str) -> Call {
+        self.headers
+            .push((name.to_ascii_lowercase(), value.as_bytes().to_vec()));
+        self
+    }
+
     fn without(mut self, name: &str) -> Call {
         self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         self
@@ -419,6 +426,123 @@ fn bad_requests(id: &str, other_event: i64) -> Vec<Refused> {
             400,
             bad,
             Some("Lab-Intent"),
+        ),
+        // One meaning per request: a header the API reads, sent twice.
+        refused(
+            "two Idempotency-Key headers",
+            pay(good.clone()).also_header("Idempotency-Key", "refused-key-2"),
+            400,
+            "duplicate-header",
+            Some("Idempotency-Key"),
+        ),
+        refused(
+            "two Authorization headers, two users",
+            pay(good.clone()).also_header("Authorization", "Bearer tithi"),
+            400,
+            "duplicate-header",
+            Some("Authorization"),
+        ),
+        refused(
+            "two Lab-Intent headers",
+            pay(good.clone())
+                .header("Lab-Intent", "0b9c6a52-7f3e-4c1d-9e8a-5d2f1b7c3a60")
+                .also_header("Lab-Intent", "1b9c6a52-7f3e-4c1d-9e8a-5d2f1b7c3a60"),
+            400,
+            "duplicate-header",
+            Some("Lab-Intent"),
+        ),
+        refused(
+            "two Prefer headers",
+            pay(good.clone())
+                .header("Prefer", "wait=5")
+                .also_header("Prefer", "wait=50"),
+            400,
+            "duplicate-header",
+            Some("Prefer"),
+        ),
+        refused(
+            "wait twice in one Prefer",
+            pay(good.clone()).header("Prefer", "wait=5, wait=50"),
+            400,
+            bad,
+            Some("Prefer"),
+        ),
+        refused(
+            "a wait of no seconds",
+            pay(good.clone()).header("Prefer", "wait=0"),
+            400,
+            bad,
+            Some("Prefer"),
+        ),
+        refused(
+            "a wait past a day",
+            pay(good.clone()).header("Prefer", "wait=86401"),
+            400,
+            bad,
+            Some("Prefer"),
+        ),
+        refused(
+            "another preference beside wait",
+            pay(good.clone()).header("Prefer", "respond-async, wait=5"),
+            400,
+            bad,
+            Some("Prefer"),
+        ),
+        refused(
+            "two Last-Event-ID headers",
+            Call::get(&sb("events"))
+                .header("Last-Event-ID", "1")
+                .also_header("Last-Event-ID", "2"),
+            400,
+            "duplicate-header",
+            Some("Last-Event-ID"),
+        ),
+        // One meaning per request: a body member named twice, at any depth.
+        refused(
+            "an amount named twice (the last would be ৳1,500)",
+            pay_raw(r#"{"to":"tithi","amount":1,"amount":1500}"#),
+            400,
+            "duplicate-field",
+            Some("amount"),
+        ),
+        refused(
+            "a recipient named twice with one value",
+            pay_raw(r#"{"to":"tithi","to":"tithi","amount":500}"#),
+            400,
+            "duplicate-field",
+            Some("to"),
+        ),
+        refused(
+            "a crash named twice inside faults",
+            Call::new(Method::PUT, &sb("faults"))
+                .json(r#"{"crash":{"api_after_claim":"once","api_after_claim":"never"}}"#),
+            400,
+            "duplicate-field",
+            Some("crash.api_after_claim"),
+        ),
+        refused(
+            "a safeguard switched both ways",
+            Call::new(Method::PUT, &sb("safeguards"))
+                .json(r#"{"atomic_claim":false,"atomic_claim":true}"#),
+            400,
+            "duplicate-field",
+            Some("atomic_claim"),
+        ),
+        refused(
+            "a run with an input's time named twice",
+            Call::new(Method::POST, "/api/runs").json(
+                r#"{"seed":11,"inputs":[{"at_ms":32400000,"at_ms":32400001,"after_step":0,"input":{"reset":true}}],"end_ms":32400000,"end_steps":0}"#,
+            ),
+            400,
+            "duplicate-field",
+            Some("inputs[0].at_ms"),
+        ),
+        refused(
+            "a new sandbox with two seeds",
+            Call::new(Method::POST, "/api/sandboxes").json(r#"{"seed":1,"seed":2}"#),
+            400,
+            "duplicate-field",
+            Some("seed"),
         ),
         // Transfer bodies.
         refused(
@@ -840,6 +964,13 @@ fn bad_requests(id: &str, other_event: i64) -> Vec<Refused> {
         refused(
             "a clock body with nothing to do",
             Call::post(&sb("clock"), json!({})),
+            400,
+            bad,
+            Some("(body)"),
+        ),
+        refused(
+            "a step and an advance in one request",
+            Call::post(&sb("clock"), json!({"step": true, "advance_seconds": 5})),
             400,
             bad,
             Some("(body)"),
@@ -1434,4 +1565,64 @@ async fn first_stream_bytes(edge: &Edge, call: Call) -> Answer {
         headers: parts.headers,
         body: bytes.into(),
     }
+}
+
+/// No request waits without end: a transfer on a paused clock answers 504 `no-response` within
+/// the wait its caller asked for (`Prefer: wait=1`), saying the clock is paused and how long it
+/// waited; the transfer goes on, and once the clock runs, a retry with the same key gets its
+/// answer, debited once. Without `Prefer` the server's own bound applies (10 s by default).
+#[tokio::test]
+async fn a_transfer_on_a_paused_clock_answers_within_its_wait() {
+    assert_eq!(
+        Config::default().transfer_wait,
+        Some(Duration::from_secs(10)),
+        "the default bound"
+    );
+    let edge = Edge::start().await;
+    let id = edge.sandbox(41).await;
+    let call = Call::post(
+        &format!("/api/sandboxes/{id}/transfers"),
+        json!({"to": "tithi", "amount": 500}),
+    )
+    .header("Authorization", "Bearer shimul")
+    .header("Idempotency-Key", "paused-clock-1");
+    let started = std::time::Instant::now();
+    let first = edge.call(call.clone().header("Prefer", "wait=1")).await;
+    let waited = started.elapsed();
+    let problem = expect_problem(&first, 504, "no-response", "a transfer on a paused clock");
+    assert_eq!(problem["clock_paused"], true, "{problem}");
+    assert_eq!(problem["waited_seconds"], 1.0, "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("paused"),
+        "{problem}"
+    );
+    // Not a speed figure: only that the answer came, long before anything like a hang.
+    assert!(
+        waited < Duration::from_secs(30),
+        "answered after {waited:?}"
+    );
+    assert_eq!(edge.transfers_taken(&id).await, 1, "the transfer goes on");
+
+    // The clock moves it to its end; the retry (carried through the network by the clock
+    // too) gets the stored answer.
+    let jump = edge
+        .call(Call::post(
+            &format!("/api/sandboxes/{id}/clock"),
+            json!({"advance_seconds": 10}),
+        ))
+        .await;
+    assert_eq!(jump.status, StatusCode::OK);
+    let again = edge
+        .transfer(&id, "paused-clock-1", json!({"to": "tithi", "amount": 500}))
+        .await;
+    assert_eq!(
+        again.status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&again.body)
+    );
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    let s = edge.state(&id).await;
+    assert_eq!(s["damage"]["debits"], 1);
+    assert_eq!(s["balances"]["payments"]["shimul"], 1500);
 }

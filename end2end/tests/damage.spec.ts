@@ -26,10 +26,10 @@ test('money in flight is not damage; an event lost for good is', async ({ page }
   await expect(lab.damage).toHaveAttribute('data-verdict', 'nothing_moved');
 
   // A transfer on the paused clock, stepped until Shimul is debited and no further: its event
-  // waits in the outbox for the relay.
+  // waits in the outbox for the relay. A scripted run on a paused clock asks to be waited for.
   const send = (key: string) =>
     page.request.post(`${api}/transfers`, {
-      headers: { Authorization: 'Bearer shimul', 'Idempotency-Key': key },
+      headers: { Authorization: 'Bearer shimul', 'Idempotency-Key': key, Prefer: 'wait=300' },
       data: { to: 'tithi', amount: 500 },
     });
   const first = send('in-flight-1');

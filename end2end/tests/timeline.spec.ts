@@ -134,6 +134,21 @@ test('a run exported as a link replays into a new sandbox with the same timeline
     els.map((e) => [e.dataset.atMs, e.dataset.layer, e.dataset.kind, e.dataset.outcome].join(' ')).reverse());
   expect(replayed).toEqual(original);
   expect(replay.sandboxId()).not.toBe(lab.sandboxId());
+
+  // The same run claiming another hash: the page says the two differ and shows both, as the
+  // API answers the same run.
+  const [base, fragment] = link.split('#');
+  const run = JSON.parse(decodeURIComponent(fragment));
+  const claimed = '0'.repeat(64);
+  const tampered = { ...run, log_hash: claimed };
+  const third = await context.newPage();
+  await third.goto(`${base}#${encodeURIComponent(JSON.stringify(tampered))}`);
+  await expect(third.getByTestId('run-result')).toHaveAttribute('data-state', 'different', { timeout: 20_000 });
+  await expect(third.getByTestId('hash-expected')).toHaveText(claimed);
+  await expect(third.getByTestId('hash-got')).toHaveText(run.log_hash);
+  const api = await page.request.post('/api/runs', { data: tampered });
+  expect(api.status()).toBe(201);
+  expect(await api.json()).toMatchObject({ log_hash: run.log_hash, expected_log_hash: claimed, log_hash_matches: false });
   lab.expectNoErrors();
 });
 

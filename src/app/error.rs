@@ -139,6 +139,10 @@ impl From<crate::server::error::LabError> for FnError {
             LabError::UnknownEvent(_) => FnError::UnknownEvent,
             LabError::UnknownScenario(_) | LabError::UnknownVariant(..) => FnError::UnknownScenario,
             LabError::Invalid(f) => FnError::InvalidField { field: f.field },
+            LabError::DuplicateField(field) => FnError::InvalidField { field },
+            LabError::DuplicateHeader(name) => FnError::InvalidField {
+                field: name.to_owned(),
+            },
             LabError::BadJson(_) | LabError::BodyTooLarge(_) => FnError::InvalidField {
                 field: "body".to_owned(),
             },

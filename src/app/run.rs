@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 
 use crate::app::error::FnError;
+use crate::domain::run::Rerun;
 
 #[cfg(feature = "hydrate")]
 use crate::app::lab::import_run;
@@ -18,11 +19,8 @@ use crate::domain::run::Run;
 enum Outcome {
     Reading,
     Replaying,
-    Done {
-        sandbox: String,
-        expected: String,
-        got: String,
-    },
+    /// Rerun: the page shows the server's verdict on the hashes, as `POST /api/runs` gives it.
+    Done(Rerun),
     /// The link holds no run this page can read.
     Unreadable,
     Failed(FnError),
@@ -44,15 +42,10 @@ pub fn RunPage() -> impl IntoView {
                 return;
             }
         };
-        let expected = run.log_hash.clone();
         outcome.set(Outcome::Replaying);
         leptos::task::spawn_local(async move {
             outcome.set(match import_run(run).await {
-                Ok((sandbox, got)) => Outcome::Done {
-                    sandbox,
-                    expected,
-                    got,
-                },
+                Ok(rerun) => Outcome::Done(rerun),
                 Err(e) => Outcome::Failed(e),
             });
         });
@@ -63,16 +56,17 @@ pub fn RunPage() -> impl IntoView {
             <div role="status" aria-live="polite" data-testid="run-result" data-state=move || match outcome.get() {
                 Outcome::Reading => "reading",
                 Outcome::Replaying => "replaying",
-                Outcome::Done { ref expected, ref got, .. } if expected == got => "same",
-                Outcome::Done { .. } => "different",
+                Outcome::Done(Rerun { log_hash_matches: Some(true), .. }) => "same",
+                Outcome::Done(_) => "different",
                 Outcome::Unreadable | Outcome::Failed(_) => "failed",
             }>
                 {move || match outcome.get() {
                     Outcome::Reading | Outcome::Replaying => view! {
                         <p class="pending"><span class="spinner" aria-hidden="true"></span>{move || tr!("run-page-replaying")}</p>
                     }.into_any(),
-                    Outcome::Done { sandbox, expected, got } => {
-                        let same = expected == got;
+                    Outcome::Done(Rerun { id: sandbox, log_hash: got, expected_log_hash, log_hash_matches }) => {
+                        let same = log_hash_matches == Some(true);
+                        let expected = expected_log_hash.unwrap_or_default();
                         view! {
                             <p class=if same { "verdict ok" } else { "verdict bad" }>
                                 <span aria-hidden="true">{if same { "✓ " } else { "✕ " }}</span>

@@ -139,6 +139,18 @@ impl ClockCommand {
                 "nothing to do: give mode, speed, step or advance_seconds",
             ));
         }
+        // Settings (mode, speed) combine; two moves of time in one request would leave its
+        // answer unclear about which was done, and in what order.
+        let moves = commands
+            .iter()
+            .filter(|c| matches!(c, ClockCommand::Step | ClockCommand::Advance { .. }))
+            .count();
+        if moves > 1 {
+            return Err(FieldError::new(
+                "(body)",
+                "one move of time per request: step or advance_seconds, not both",
+            ));
+        }
         Ok(commands)
     }
 
@@ -234,6 +246,11 @@ mod tests {
             (json!({"step": 1}), "step"),
             (json!({"rewind": 5}), "rewind"),
             (json!(null), "(body)"),
+            (json!({"step": true, "advance_seconds": 5}), "(body)"),
+            (
+                json!({"mode": "paused", "step": true, "advance_seconds": 5}),
+                "(body)",
+            ),
         ];
         for (body, field) in cases {
             assert_eq!(

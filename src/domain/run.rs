@@ -32,9 +32,40 @@ pub struct Run {
     pub end_ms: i64,
     pub end_steps: u64,
     /// SHA-256 of the event log (every event's time, lane, kind, correlation, outcome and
-    /// details, in order). Ignored on import; the rerun reports its own.
+    /// details, in order). On import it is what the rerun's own hash is checked against
+    /// ([`Rerun`]); empty, nothing is claimed.
     #[serde(default)]
     pub log_hash: String,
+}
+
+/// A run rerun into a new sandbox: the sandbox, its event log's hash, and, when the run named
+/// the hash it was recorded with, that hash and whether the rerun's is the same. `POST
+/// /api/runs` answers it and the `/run` page shows it: the two never judge differently.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Rerun {
+    #[cfg_attr(feature = "ssr", schema(format = "uuid"))]
+    pub id: String,
+    /// The hash of the rerun's event log.
+    pub log_hash: String,
+    /// The hash the run said it was recorded with; null when it named none.
+    pub expected_log_hash: Option<String>,
+    /// Whether the two are the same; null when the run named no hash. `false` means this run
+    /// is not what was recorded (edited, or recorded by a lab that behaves differently).
+    pub log_hash_matches: Option<bool>,
+}
+
+impl Rerun {
+    /// The answer for run `claimed` rerun into sandbox `id` with log hash `got`.
+    pub fn new(id: String, claimed: &Run, got: String) -> Rerun {
+        let expected = (!claimed.log_hash.is_empty()).then(|| claimed.log_hash.clone());
+        Rerun {
+            id,
+            log_hash_matches: expected.as_ref().map(|e| *e == got),
+            expected_log_hash: expected,
+            log_hash: got,
+        }
+    }
 }
 
 /// The latest virtual time a run may reach: a year after the lesson's start. Rerunning a run

@@ -32,9 +32,10 @@ pub struct Config {
     /// `LAB_RATE_BURST`: how many requests one sandbox may make at once (default 200).
     pub rate_burst: f64,
     /// `LAB_TRANSFER_WAIT_SECS`: the longest (wall time) an HTTP caller of `POST …/transfers`
-    /// waits for its answer; past it the caller gets 504 `no-response` while the transfer goes
-    /// on in the sandbox, like any lost answer. Unset or 0 (the default): the caller waits as
-    /// long as the sandbox takes, a paused clock included.
+    /// waits for its answer unless it asks for another bound with `Prefer: wait=N` (default
+    /// 10 s); past it the caller gets 504 `no-response` (saying whether the sandbox's clock is
+    /// paused) while the transfer goes on in the sandbox, like any lost answer. 0: no bound, the
+    /// caller waits as long as the sandbox takes, a paused clock included.
     pub transfer_wait: Option<Duration>,
     /// `LAB_NEW_SANDBOX_HEADER`: behind a load balancer that hashes on the sandbox id, the
     /// request header (lowercase) that names the id a new sandbox must take: the value the
@@ -56,7 +57,7 @@ impl Default for Config {
             reap_every: Duration::from_secs(30),
             rate_per_sec: 50.0,
             rate_burst: 200.0,
-            transfer_wait: None,
+            transfer_wait: Some(Duration::from_secs(10)),
             new_sandbox_header: None,
         }
     }
@@ -91,10 +92,11 @@ impl Config {
             rate_burst: number("LAB_RATE_BURST")?
                 .map(|n| n.max(1) as f64)
                 .unwrap_or(d.rate_burst),
-            transfer_wait: number("LAB_TRANSFER_WAIT_SECS")?
-                .filter(|s| *s > 0)
-                .map(Duration::from_secs)
-                .or(d.transfer_wait),
+            transfer_wait: match number("LAB_TRANSFER_WAIT_SECS")? {
+                Some(0) => None,
+                Some(secs) => Some(Duration::from_secs(secs)),
+                None => d.transfer_wait,
+            },
             new_sandbox_header: match std::env::var("LAB_NEW_SANDBOX_HEADER") {
                 Ok(v) if !v.trim().is_empty() => Some(
                     axum::http::HeaderName::from_bytes(v.trim().to_ascii_lowercase().as_bytes())

@@ -22,6 +22,10 @@ pub enum LabError {
     Invalid(#[from] FieldError),
     #[error("the request body is not valid JSON: {0}")]
     BadJson(String),
+    #[error("{0}: the body names this member twice; a JSON member may be given once")]
+    DuplicateField(String),
+    #[error("{0}: the request carries this header more than once; send it once")]
+    DuplicateHeader(&'static str),
     #[error("the request body is larger than {0} bytes")]
     BodyTooLarge(usize),
     #[error("the Last-Event-ID header must be a whole number")]
@@ -69,7 +73,11 @@ impl LabError {
             LabError::Unauthorized => 401,
             LabError::TooManyRequests(_) => 429,
             LabError::RunDiverged(_) | LabError::SelfTransfer => 422,
-            LabError::Invalid(_) | LabError::BadJson(_) | LabError::BadLastEventId => 400,
+            LabError::Invalid(_)
+            | LabError::BadJson(_)
+            | LabError::DuplicateField(_)
+            | LabError::DuplicateHeader(_)
+            | LabError::BadLastEventId => 400,
             LabError::BodyTooLarge(_) => 413,
             LabError::TooManySandboxes(_)
             | LabError::TooManyStreams(_)
@@ -95,6 +103,8 @@ impl LabError {
             LabError::Invalid(e) if e.field == "Idempotency-Key" => "invalid-idempotency-key",
             LabError::Invalid(_) => "invalid-field",
             LabError::BadJson(_) => "invalid-json",
+            LabError::DuplicateField(_) => "duplicate-field",
+            LabError::DuplicateHeader(_) => "duplicate-header",
             LabError::BodyTooLarge(_) => "body-too-large",
             LabError::BadLastEventId => "invalid-last-event-id",
             LabError::TooManySandboxes(_) => "too-many-sandboxes",

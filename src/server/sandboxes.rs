@@ -14,7 +14,7 @@ use super::config::Config;
 use super::day::Days;
 use super::error::LabError;
 use super::sandbox::{self, NewSandbox, Rewind, SandboxHandle};
-use crate::domain::run::Run;
+use crate::domain::run::{Rerun, Run};
 use crate::domain::{ClockMode, FieldError, SandboxState};
 
 /// Every sandbox this server holds: making, finding, loading and unloading them, their caps,
@@ -152,20 +152,16 @@ impl Sandboxes {
     /// Reruns a recorded run (seed and timed inputs) into a new paused sandbox, for `POST
     /// /api/runs` and the `/run` page alike: every input is checked as the API checks it (a
     /// [`LabError::Invalid`] naming the field) and a run that could not have been recorded is
-    /// refused ([`LabError::RunDiverged`]) before any sandbox is made. Returns the new sandbox
-    /// and the run as it went there, with its own event log's hash.
-    pub async fn import_run(
-        &self,
-        id: Option<Uuid>,
-        run: Run,
-    ) -> Result<(SandboxHandle, Run), LabError> {
+    /// refused ([`LabError::RunDiverged`]) before any sandbox is made. Returns the new sandbox,
+    /// its event log's hash, and whether that is the hash the run claimed.
+    pub async fn import_run(&self, id: Option<Uuid>, run: Run) -> Result<Rerun, LabError> {
         run.check()?;
         if let Some(why) = run.impossible() {
             return Err(LabError::RunDiverged(why));
         }
         let sandbox = self.create(id, Some(run.seed), ClockMode::Paused).await?;
-        let rerun = sandbox.rerun(run).await?;
-        Ok((sandbox, rerun))
+        let rerun = sandbox.rerun(run.clone()).await?;
+        Ok(Rerun::new(sandbox.id.to_string(), &run, rerun.log_hash))
     }
 
     /// The sandbox as it stood at one of its timeline events, the present untouched: its run

@@ -17,6 +17,8 @@ pub struct TestLab {
     child: Option<Child>,
     data: PathBuf,
     env: Vec<(String, String)>,
+    /// The server binary: this build's, unless a test names another (a release build).
+    bin: PathBuf,
     _tmp: Option<tempfile::TempDir>,
 }
 
@@ -31,6 +33,11 @@ impl TestLab {
 
     /// A server with a fresh data folder and extra environment settings.
     pub async fn start_with(env: &[(&str, &str)]) -> TestLab {
+        TestLab::start_binary(Path::new(env!("CARGO_BIN_EXE_pocketpay-lab")), env).await
+    }
+
+    /// This server binary (a release build, say) with a fresh data folder and extra settings.
+    pub async fn start_binary(bin: &Path, env: &[(&str, &str)]) -> TestLab {
         let tmp = tempfile::tempdir().expect("a temporary folder");
         let data = tmp.path().to_path_buf();
         let mut lab = TestLab {
@@ -45,6 +52,7 @@ impl TestLab {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            bin: bin.to_path_buf(),
             _tmp: Some(tmp),
         };
         lab.spawn().await;
@@ -59,11 +67,14 @@ impl TestLab {
     /// reads the address it listens on from the line it prints (a port picked here and passed
     /// on could be taken by another test's server in between).
     async fn spawn(&mut self) {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pocketpay-lab"));
+        let mut cmd = Command::new(&self.bin);
         cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("LEPTOS_SITE_ADDR", "127.0.0.1:0")
             .env("LAB_DATA_DIR", &self.data)
             .env("RUST_LOG", "warn")
+            // The tests script paused clocks and step them as slowly as a loaded machine runs:
+            // they wait for every answer, unless a test sets the bound itself.
+            .env("LAB_TRANSFER_WAIT_SECS", "0")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);

@@ -32,7 +32,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use crate::app::error::FnError;
 use crate::domain::course::{self, Panel};
 use crate::domain::phone::{Attack, AttackAnswer};
-use crate::domain::run::Run;
+use crate::domain::run::{Rerun, Run};
 use crate::domain::scenario::Variant;
 use crate::domain::{ClockCommand, ClockState, Faults, Safeguards, SandboxState};
 use chapter::{ChapterPanel, Focus, Looks};
@@ -192,12 +192,12 @@ pub async fn export_run(sandbox: String) -> Result<Run, FnError> {
     Ok(sandbox_of(&sandbox).await?.export_run().await?)
 }
 
-/// Reruns a run into a new sandbox; returns the new sandbox's id and its event log's hash.
+/// Reruns a run into a new sandbox; answers as `POST /api/runs` does (the new sandbox, its
+/// event log's hash, and whether that is the hash the run claimed).
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn import_run(run: Run) -> Result<(String, String), FnError> {
+pub async fn import_run(run: Run) -> Result<Rerun, FnError> {
     let id = sandboxes().new_id(&expect_context::<axum::http::request::Parts>().headers)?;
-    let (sandbox, rerun) = sandboxes().import_run(id, run).await?;
-    Ok((sandbox.id.to_string(), rerun.log_hash))
+    Ok(sandboxes().import_run(id, run).await?)
 }
 
 /// Makes a new sandbox with the given seed (or a random one) and returns its id.

@@ -60,7 +60,7 @@ use crate::domain::{
             Created,
             crate::server::invariants::Report,
             crate::server::invariants::Violation,
-            Imported,
+            crate::domain::run::Rerun,
             Replayed,
             ScenarioLoaded,
             crate::domain::natural::NaturalReport,

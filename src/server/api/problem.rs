@@ -33,6 +33,8 @@ impl IntoResponse for LabError {
         match &self {
             LabError::Invalid(e) => body["field"] = e.field.clone().into(),
             LabError::SelfTransfer => body["field"] = "to".into(),
+            LabError::DuplicateField(path) => body["field"] = path.clone().into(),
+            LabError::DuplicateHeader(name) => body["field"] = (*name).into(),
             _ => {}
         }
         let mut response = (status, body.to_string()).into_response();
@@ -67,9 +69,113 @@ pub fn json_body(
             Err(LabError::BadJson("the body is empty".to_owned()))
         };
     }
-    let mut value = serde_json::from_slice(&bytes).map_err(|e| LabError::BadJson(e.to_string()))?;
+    let mut value = strict::parse(&bytes)?;
     whole_numbers_as_integers(&mut value);
     Ok(value)
+}
+
+/// JSON that means one thing: RFC 8259 (§4) leaves an object that names a member twice to the
+/// reader, and readers differ on which one wins (`{"amount": 1, "amount": 1500}` is ৳1 to one,
+/// ৳1,500 to another), so such a body is refused as `duplicate-field`, naming the member by
+/// its path (`crash.api_after_claim`, `inputs[2].at_ms`).
+mod strict {
+    use std::cell::RefCell;
+    use std::fmt;
+
+    use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+    use serde_json::{Map, Value};
+
+    use crate::server::error::LabError;
+
+    pub fn parse(bytes: &[u8]) -> Result<Value, LabError> {
+        let duplicate = RefCell::new(None);
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let read = Member {
+            path: String::new(),
+            duplicate: &duplicate,
+        }
+        .deserialize(&mut de)
+        .and_then(|value| de.end().map(|()| value));
+        match (read, duplicate.into_inner()) {
+            (_, Some(path)) => Err(LabError::DuplicateField(path)),
+            (Ok(value), None) => Ok(value),
+            (Err(e), None) => Err(LabError::BadJson(e.to_string())),
+        }
+    }
+
+    /// One value at `path`; the first duplicate found anywhere is written to `duplicate`.
+    struct Member<'a> {
+        path: String,
+        duplicate: &'a RefCell<Option<String>>,
+    }
+
+    impl Member<'_> {
+        fn child(&self, name: fmt::Arguments) -> Self {
+            Member {
+                path: format!("{}{name}", self.path),
+                duplicate: self.duplicate,
+            }
+        }
+    }
+
+    impl<'de> DeserializeSeed<'de> for Member<'_> {
+        type Value = Value;
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Member<'_> {
+        type Value = Value;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+            Ok(v.into())
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+            Ok(v.into())
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+            Ok(v.into())
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+            Ok(v.into())
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+            Ok(v.into())
+        }
+        fn visit_string<E>(self, v: String) -> Result<Value, E> {
+            Ok(v.into())
+        }
+        fn visit_unit<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) =
+                seq.next_element_seed(self.child(format_args!("[{}]", items.len())))?
+            {
+                items.push(item);
+            }
+            Ok(Value::Array(items))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let mut members = Map::new();
+            while let Some(name) = map.next_key::<String>()? {
+                let dot = if self.path.is_empty() { "" } else { "." };
+                let member = self.child(format_args!("{dot}{name}"));
+                if members.contains_key(&name) {
+                    let path = member.path.clone();
+                    *self.duplicate.borrow_mut() = Some(path);
+                    return Err(de::Error::custom("a member named twice"));
+                }
+                let value = map.next_value_seed(member)?;
+                members.insert(name, value);
+            }
+            Ok(Value::Object(members))
+        }
+    }
 }
 
 /// JSON does not tell `500` from `500.0`, and JSON Schema calls both an integer: a number with
@@ -98,6 +204,62 @@ pub fn whole_numbers_as_integers(value: &mut serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn refused_as(body: &str) -> Option<String> {
+        match strict::parse(body.as_bytes()) {
+            Err(LabError::DuplicateField(path)) => Some(path),
+            Err(e) => panic!("{body}: {e}"),
+            Ok(_) => None,
+        }
+    }
+
+    #[test]
+    fn a_member_named_twice_anywhere_is_refused_by_its_path() {
+        assert_eq!(
+            refused_as(r#"{"to":"tithi","amount":1,"amount":1500}"#).as_deref(),
+            Some("amount")
+        );
+        assert_eq!(
+            refused_as(r#"{"crash":{"api_after_claim":"once","api_after_claim":0}}"#).as_deref(),
+            Some("crash.api_after_claim")
+        );
+        assert_eq!(
+            refused_as(r#"{"inputs":[{"at_ms":1},{"at_ms":1,"at_ms":2}]}"#).as_deref(),
+            Some("inputs[1].at_ms")
+        );
+        // The same name in two objects, or as a value, is no duplicate.
+        assert_eq!(
+            refused_as(r#"{"a":{"b":1},"c":{"b":1},"d":["a","a"]}"#),
+            None
+        );
+        // Escapes spell the same name: "\u0061" is "a".
+        assert_eq!(refused_as(r#"{"a":1,"\u0061":2}"#).as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn strict_parsing_reads_what_serde_json_reads() {
+        for body in [
+            r#"{"a":[1,-2,3.5,1e400,null,true,"x"],"b":{}}"#,
+            "[]",
+            "7",
+            r#""s""#,
+            "18446744073709551615",
+        ] {
+            let ours = strict::parse(body.as_bytes());
+            let theirs = serde_json::from_str::<serde_json::Value>(body);
+            match (ours, theirs) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{body}"),
+                (Err(LabError::BadJson(_)), Err(_)) => {}
+                (a, b) => panic!("{body}: {a:?} vs {b:?}"),
+            }
+        }
+        for bad in ["{", r#"{"a":1} x"#, r#"{"a":1,}"#, ""] {
+            assert!(
+                matches!(strict::parse(bad.as_bytes()), Err(LabError::BadJson(_))),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn whole_numbers_read_as_integers_and_fractions_stay() {

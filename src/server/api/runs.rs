@@ -7,11 +7,10 @@ use axum::extract::{RawPathParams, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
-use serde_json::json;
 
 use super::problem::json_body;
 use super::{shapes, SandboxId};
-use crate::domain::run::Run;
+use crate::domain::run::{Rerun, Run};
 use crate::domain::{FieldError, SandboxState};
 use crate::server::error::LabError;
 use crate::server::sandboxes::Sandboxes;
@@ -77,12 +76,13 @@ pub(super) async fn export_run(
 }
 
 /// Reruns a run in a new sandbox (paused when done): the same seed and inputs give the same
-/// timeline, and the answer's `log_hash` says so. Every input is checked as the API checks it
+/// timeline, and the answer's `log_hash` says so; given the run's own `log_hash`, the answer
+/// names both and says whether they are the same (`log_hash_matches`), as the `/run` page does. Every input is checked as the API checks it
 /// (400 naming the field) before any sandbox is made.
 #[utoipa::path(post, path = "/api/runs", tag = "runs",
     request_body = shapes::RunBody,
     responses(
-        (status = 201, description = "The new sandbox and the run it produced", body = shapes::Imported),
+        (status = 201, description = "The new sandbox, its event log's hash and, when the run named one, the hash it claimed and whether the two match", body = Rerun),
         (status = 400, response = shapes::BadRequest),
         (status = 409, description = "Behind a balancer (LAB_NEW_SANDBOX_HEADER), the id it named is taken already", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 403, response = shapes::ForeignOrigin),
@@ -99,9 +99,8 @@ pub(super) async fn import_run(
     let id = sandboxes.new_id(&headers)?;
     let run: Run = serde_json::from_value(json_body(body, false)?)
         .map_err(|e| LabError::BadJson(format!("not a run: {e}")))?;
-    let (sandbox, rerun) = sandboxes.import_run(id, run).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"id": sandbox.id, "log_hash": rerun.log_hash})),
+        Json(sandboxes.import_run(id, run).await?),
     ))
 }

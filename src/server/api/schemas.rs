@@ -151,6 +151,8 @@ pub fn exact_schema(name: &str) -> Value {
                 &[],
             );
             clock["minProperties"] = 1.into();
+            // One move of time per request.
+            clock["not"] = json!({"required": ["step", "advance_seconds"]});
             clock
         }
         "ReplayBody" => replay,
@@ -225,7 +227,7 @@ pub fn exact_schema(name: &str) -> Value {
                     }), &["at_ms", "after_step", "input"])},
                     "end_ms": run_time,
                     "end_steps": u64_max,
-                    "log_hash": {"type": "string", "description": "Ignored: the replay reports its own"},
+                    "log_hash": {"type": "string", "description": "The hash the run was recorded with; the answer says whether the rerun's is the same (empty or absent: nothing claimed)"},
                 }),
                 &["seed", "inputs", "end_ms", "end_steps"],
             )
@@ -257,6 +259,11 @@ pub fn parameter_schema(name: &str) -> Value {
             "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
         }),
         "Last-Event-ID" => json!({"type": "integer", "minimum": 0, "maximum": i64::MAX}),
+        // `wait=N`, N from 1 to 86,400 (`transfers::MAX_WAIT_SECS`).
+        "Prefer" => json!({
+            "type": "string",
+            "pattern": "^wait=([1-9][0-9]{0,3}|[1-7][0-9]{4}|8[0-5][0-9]{3}|86[0-3][0-9]{2}|86400)$",
+        }),
         other => unreachable!("no parameter called {other}"),
     }
 }

@@ -18,6 +18,10 @@ pub struct Problem {
     detail: String,
     /// For a bad field: which one (`amount`, `Idempotency-Key`, `crash.api_after_claim` …).
     field: Option<String>,
+    /// On a 504 after the server stopped waiting: how long it waited, in seconds.
+    waited_seconds: Option<f64>,
+    /// On such a 504: whether the sandbox's clock is paused (the transfer waits for it).
+    clock_paused: Option<bool>,
 }
 
 /// `{"id": "<uuid>"}`.
@@ -26,15 +30,6 @@ pub struct Problem {
 pub struct Created {
     #[schema(format = "uuid")]
     id: String,
-}
-
-/// `{"id", "log_hash"}`: the sandbox a run was replayed into, and the hash of its log.
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
-pub struct Imported {
-    #[schema(format = "uuid")]
-    id: String,
-    log_hash: String,
 }
 
 /// `{"consumer", "offsets": {"<partition>": <offset>}}` after a replay.
@@ -114,7 +109,7 @@ macro_rules! problem_responses {
 }
 
 problem_responses! {
-    BadRequest => "A body that is not JSON (`invalid-json`) or a field that is wrong (`invalid-field`, naming it in `field`); nothing changed", retry_after: false;
+    BadRequest => "A body that is not JSON (`invalid-json`), a field that is wrong (`invalid-field`), or a member named twice (`duplicate-field`), each naming it in `field` (a path such as `crash.api_after_claim`); nothing changed", retry_after: false;
     ForeignOrigin => "The request came from a page of another site (`foreign-origin`): its Origin is not this server's; nothing changed", retry_after: false;
     NotFound => "No such sandbox (`unknown-sandbox`), a malformed id included", retry_after: false;
     TooLarge => "The body is over 64 KiB (`body-too-large`)", retry_after: false;

@@ -46,7 +46,7 @@ struct Feed {
     ),
     responses(
         (status = 200, description = "text/event-stream of clock and timeline events", body = crate::domain::TimelineEvent, content_type = "text/event-stream"),
-        (status = 400, description = "Last-Event-ID is not a whole number (`invalid-last-event-id`)", body = super::shapes::Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Last-Event-ID is not a whole number (`invalid-last-event-id`), or is sent twice (`duplicate-header`)", body = super::shapes::Problem, content_type = "application/problem+json"),
         (status = 404, response = super::shapes::NotFound),
         (status = 429, response = super::shapes::TooFast),
         (status = 503, description = "Too many streams (`too-many-streams`) or the sandbox stopped (`sandbox-unavailable`); Retry-After", body = super::shapes::Problem, content_type = "application/problem+json",
@@ -58,7 +58,7 @@ pub async fn events(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
     let sandbox = sandboxes.get(&id).await?;
-    let last_sent = match headers.get("last-event-id") {
+    let last_sent = match super::transfers::once(&headers, "Last-Event-ID")? {
         None => 0,
         Some(v) => v
             .to_str()

@@ -6,12 +6,14 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use std::time::Duration;
 
 use super::problem::json_body;
 use super::{shapes, SandboxId};
 use crate::domain::transfer::IdempotencyKey;
+use crate::domain::ClockMode;
 use crate::domain::{transfer, FieldError, Receipt, TransferBody};
-use crate::server::calls::TransferRequest;
+use crate::server::calls::{ApiReply, TransferRequest};
 use crate::server::error::LabError;
 use crate::server::sandboxes::Sandboxes;
 
@@ -23,12 +25,13 @@ use crate::server::sandboxes::Sandboxes;
         ("Authorization" = String, Header, description = "`Bearer shimul` or `Bearer tithi` (the key is scoped to this user)"),
         ("Idempotency-Key" = String, Header, description = "1–255 printable ASCII characters, neither first nor last a space (HTTP drops those)"),
         ("Lab-Intent" = Option<String>, Header, description = "UUID of the decision to pay, unchanged across retries (ground truth for the damage meter)"),
+        ("Prefer" = Option<String>, Header, description = "Exactly `wait=N` (RFC 7240): wait up to N s of wall time (1–86400) for the answer instead of the server's bound (LAB_TRANSFER_WAIT_SECS, default 10 s); anything else is 400"),
     ),
     request_body = shapes::TransferBody,
     responses(
         (status = 201, description = "Sent; a replay carries `Idempotent-Replayed: true` and the stored body byte for byte", body = Receipt,
             headers(("Idempotent-Replayed" = String, description = "`true` on a replay of a stored answer"))),
-        (status = 400, description = "Bad key, intent or body; nothing claimed", body = shapes::Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Bad key, intent, Prefer or body (`invalid-idempotency-key`, `invalid-field`, `invalid-json`, `duplicate-field` for a body member named twice), or Authorization, Idempotency-Key, Lab-Intent or Prefer sent twice (`duplicate-header`); each names what in `field`; nothing claimed", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Unknown user", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 403, response = shapes::ForeignOrigin),
         (status = 404, response = shapes::NotFound),
@@ -40,7 +43,7 @@ use crate::server::sandboxes::Sandboxes;
             headers(("Idempotent-Replayed" = String, description = "`true` on a replay of a stored answer"))),
         (status = 429, response = shapes::TooFast),
         (status = 503, response = shapes::Unavailable),
-        (status = 504, description = "No answer in time: the outcome is unknown", body = shapes::Problem, content_type = "application/problem+json"),
+        (status = 504, description = "No answer in time (`no-response`): the sandbox's network lost the request or the answer, or the server stopped waiting after Prefer's wait or its bound (then `waited_seconds` says how long, and `clock_paused` whether the sandbox's clock is paused, so the transfer waits for it); the outcome is unknown and the transfer may go on: retry with the same key", body = shapes::Problem, content_type = "application/problem+json"),
     ))]
 pub(super) async fn transfer(
     State(sandboxes): State<Sandboxes>,
@@ -49,10 +52,10 @@ pub(super) async fn transfer(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, LabError> {
     let sandbox = sandboxes.get(&id).await?;
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let user =
-        transfer::user_from_authorization(header("authorization")).ok_or(LabError::Unauthorized)?;
-    let key = match headers.get("idempotency-key") {
+    let authorization = once(&headers, "Authorization")?;
+    let user = transfer::user_from_authorization(authorization.and_then(|v| v.to_str().ok()))
+        .ok_or(LabError::Unauthorized)?;
+    let key = match once(&headers, "Idempotency-Key")? {
         Some(v) => {
             let text = v
                 .to_str()
@@ -70,7 +73,7 @@ pub(super) async fn transfer(
         }
         None => IdempotencyKey::parse(None)?,
     };
-    let intent = match headers.get("lab-intent") {
+    let intent = match once(&headers, "Lab-Intent")? {
         None => key.to_string(),
         Some(v) => v
             .to_str()
@@ -79,18 +82,29 @@ pub(super) async fn transfer(
             .map(|u| u.to_string())
             .ok_or_else(|| FieldError::new("Lab-Intent", "expected a UUID (8-4-4-4-12 hex)"))?,
     };
+    let wait = match once(&headers, "Prefer")? {
+        Some(v) => {
+            Some(wait_preference(v.to_str().map_err(|_| {
+                FieldError::new("Prefer", "must be printable ASCII")
+            })?)?)
+        }
+        None => None,
+    }
+    .or(sandboxes.config().transfer_wait);
     let body = TransferBody::parse_shape(&json_body(body, false)?)?;
     if body.to == user {
         return Err(LabError::SelfTransfer);
     }
+    let clock = sandbox.watch_clock();
     let answer = sandbox
         .start_transfer(TransferRequest::new(user, key, body, intent))
         .await?;
-    let reply = match sandboxes.config().transfer_wait {
+    let reply = match wait {
         None => answer.await?,
-        Some(wait) => tokio::time::timeout(wait, answer)
-            .await
-            .unwrap_or_else(|_| Ok(no_answer_in_time()))?,
+        Some(wait) => match tokio::time::timeout(wait, answer).await {
+            Ok(reply) => reply?,
+            Err(_) => no_answer_in_time(wait, clock.borrow().mode == ClockMode::Paused),
+        },
     };
     let mut response = (
         StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
@@ -106,14 +120,72 @@ pub(super) async fn transfer(
     Ok(response)
 }
 
-/// What a caller gets when the server stops waiting (`LAB_TRANSFER_WAIT_SECS`): the same
-/// `no-response` a lost answer gives, for the outcome is just as unknown.
-pub(super) fn no_answer_in_time() -> crate::server::calls::ApiReply {
-    crate::server::calls::ApiReply::problem(
-        504,
-        "no-response",
-        "no answer came back in time: the transfer may or may not have happened",
-    )
+/// The value of a header the request may carry once: a second one would leave the request
+/// meaning two things (two keys, two users), so it is refused, naming the header.
+pub(super) fn once<'h>(
+    headers: &'h HeaderMap,
+    name: &'static str,
+) -> Result<Option<&'h HeaderValue>, LabError> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    match values.next() {
+        Some(_) => Err(LabError::DuplicateHeader(name)),
+        None => Ok(first),
+    }
+}
+
+/// The longest a caller may ask to wait, `Prefer: wait=86400`: a day of wall time.
+pub const MAX_WAIT_SECS: u64 = 86_400;
+
+/// `Prefer: wait=N` (RFC 7240 §4.3): the caller will wait up to N seconds of wall time for the
+/// answer, 1 to [`MAX_WAIT_SECS`]. It is the one preference this API knows, so the header must
+/// be exactly that: anything else (another preference beside it, `wait` twice, a number out of
+/// range) is refused rather than half understood.
+pub fn wait_preference(value: &str) -> Result<Duration, FieldError> {
+    let secs = value
+        .trim()
+        .strip_prefix("wait=")
+        .filter(|n| !n.starts_with('0') && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|n| n.parse::<u64>().ok())
+        .filter(|n| (1..=MAX_WAIT_SECS).contains(n))
+        .ok_or_else(|| {
+            FieldError::new(
+                "Prefer",
+                format!(
+                    "expected wait=N, N a whole number of seconds from 1 to {MAX_WAIT_SECS} (the one preference this API knows)"
+                ),
+            )
+        })?;
+    Ok(Duration::from_secs(secs))
+}
+
+/// What a caller gets when the server stops waiting (`Prefer: wait`, else
+/// `LAB_TRANSFER_WAIT_SECS`): the same `no-response` a lost answer gives, for the outcome is
+/// just as unknown, saying how long it waited and, if so, that the sandbox's clock is paused
+/// (nothing moves until it runs or steps).
+pub(super) fn no_answer_in_time(waited: Duration, paused: bool) -> ApiReply {
+    let secs = waited.as_secs_f64();
+    let detail = if paused {
+        format!(
+            "no answer after {secs} s of waiting, because the sandbox's clock is paused: the \
+             transfer goes on when the clock runs or steps (POST …/clock); retry with the same \
+             Idempotency-Key for its answer, or send Prefer: wait=N to wait longer"
+        )
+    } else {
+        format!(
+            "no answer after {secs} s of waiting: the transfer goes on in the sandbox and may or \
+             may not happen; retry with the same Idempotency-Key for its answer, or send \
+             Prefer: wait=N to wait longer"
+        )
+    };
+    let mut body = crate::domain::problem_body(504, "no-response", &detail);
+    body["waited_seconds"] = secs.into();
+    body["clock_paused"] = paused.into();
+    ApiReply {
+        status: 504,
+        body: body.to_string(),
+        replayed: false,
+    }
 }
 
 /// What Shimul's app did with a tap, for the button and app lanes of the timeline:
@@ -140,4 +212,39 @@ pub(super) async fn app_event(
     let signal = crate::domain::phone::AppSignal::parse(&json_body(body, false)?)?;
     sandbox.app_signal(signal).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefer_is_exactly_wait_in_range() {
+        for (value, secs) in [("wait=1", 1), ("wait=86400", 86_400), (" wait=30 ", 30)] {
+            assert_eq!(
+                wait_preference(value).unwrap(),
+                Duration::from_secs(secs),
+                "{value}"
+            );
+        }
+        for value in [
+            "wait=0",
+            "wait=05",
+            "wait=86401",
+            "wait=",
+            "wait=1.5",
+            "wait=-1",
+            "wait=99999999999999999999",
+            "respond-async, wait=5",
+            "wait=5, wait=50",
+            "WAIT=5",
+            "",
+        ] {
+            assert_eq!(
+                wait_preference(value).unwrap_err().field,
+                "Prefer",
+                "{value}"
+            );
+        }
+    }
 }

@@ -59,6 +59,9 @@ mod browser {
                 ("Authorization", "Bearer shimul"),
                 ("Idempotency-Key", key),
                 ("Lab-Intent", intent),
+                // The app waits as long as its own timeout, however slow or paused the
+                // sandbox's clock (the API's default bound is for callers that do not say).
+                ("Prefer", "wait=86400"),
             ],
         )
         .await?;
