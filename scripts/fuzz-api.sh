@@ -40,7 +40,8 @@ trap cleanup EXIT
 
 # The limits a classroom needs would only get in the fuzzer's way: one client, thousands of
 # requests a minute, hundreds of sandboxes. A transfer whose answer does not come within 2 s
-# (a paused clock, minutes of latency) answers 504 `no-response`, as documented.
+# (a paused clock, minutes of latency) answers 504 `no-response`, as documented: the default
+# bound is 10 s, shortened here so the run takes less time.
 (
   cd "$root"
   LEPTOS_SITE_ADDR=127.0.0.1:$port LAB_DATA_DIR=$data \
