@@ -107,6 +107,61 @@ test('chapter 02: with the key kept, the retry gets the first receipt and one de
   lab.expectNoErrors();
 });
 
+test('chapter 01 reloaded before the second tap: the reload sends nothing, the tap charges twice', async ({ page }) => {
+  const ch = await open(page, 1);
+  const { lab } = ch;
+  await ch.load();
+  await ch.done(1);
+  await lab.send.click();
+  await ch.done(2);
+  await lab.damage.click();
+  await ch.done(3);
+  await responseLoss(lab, 0);
+  await ch.done(4);
+  // The app kept no key (key_persistence is off); the lab keeps the decision to pay, so the
+  // tap after the reload is the same decision retried, and the meter counts it as such.
+  await page.reload();
+  await lab.hydrated();
+  await ch.done(4);
+  await expect(ch.step(5)).toHaveAttribute('data-done', 'false');
+  await lab.send.click();
+  await ch.done(5);
+  await ch.finished();
+  await expect(lab.figure('intents')).toHaveAttribute('data-value', '1');
+  await expect(lab.figure('double_charges')).toHaveAttribute('data-value', '1');
+  await expect(lab.damage).toHaveAttribute('data-verdict', 'money_wrong');
+  lab.expectNoErrors();
+});
+
+test('chapter 02 reloaded before the retry: nothing goes out until the tap, which sends the kept key', async ({ page }) => {
+  const ch = await open(page, 2);
+  const { lab } = ch;
+  await ch.load();
+  await ch.done(1);
+  await lab.send.click();
+  await ch.done(2);
+  const key = await lab.key.textContent();
+  await responseLoss(lab, 0);
+  await ch.done(3);
+  await page.reload();
+  await lab.hydrated();
+  // The app shows its unfinished transfer and waits for the student: no request, no tick.
+  await lab.phoneSays('unfinished');
+  await expect(lab.key).toHaveText(key!);
+  await page.waitForTimeout(1_500);
+  await expect(lab.kind('request_sent')).toHaveCount(1);
+  await expect(ch.step(4)).toHaveAttribute('data-done', 'false');
+  await lab.send.click();
+  await ch.done(4);
+  await expect(lab.key).toHaveText(key!);
+  await expect(lab.phoneMessage).toContainText('TXN-88412');
+  await ch.done(5);
+  await ch.finished();
+  await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
+  await expect(lab.figure('intents')).toHaveAttribute('data-value', '1');
+  lab.expectNoErrors();
+});
+
 test('chapter 03: the race debits twice without the claim, and gets 409 with it', async ({ page }) => {
   const ch = await open(page, 3);
   const { lab } = ch;
@@ -389,7 +444,7 @@ test("at a phone's width Send and the phone's answer are never under the open dr
   // ×10 through the API: on a phone the clock's controls are folded away.
   await lab.speedUp(`/api/sandboxes/${lab.sandboxId()}`, 10);
   await lab.send.tap();
-  await expect(lab.phoneMessage).not.toHaveAttribute('data-state', /^(ready|sending|backoff|resuming)$/, { timeout: 20_000 });
+  await expect(lab.phoneMessage).not.toHaveAttribute('data-state', /^(ready|sending|backoff|unfinished)$/, { timeout: 20_000 });
   await clear('answered');
   lab.expectNoErrors();
   await context.close();

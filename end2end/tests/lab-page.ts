@@ -172,7 +172,7 @@ export class LabPage {
     const taps = Number(await this.phoneMessage.getAttribute('data-taps'));
     await this.send.click();
     await expect(this.phoneMessage).toHaveAttribute('data-taps', String(taps + 1));
-    await expect(this.phoneMessage).not.toHaveAttribute('data-state', /^(ready|sending|backoff|resuming)$/);
+    await expect(this.phoneMessage).not.toHaveAttribute('data-state', /^(ready|sending|backoff|unfinished)$/);
     return (await this.phoneMessage.getAttribute('data-state'))!;
   }
 

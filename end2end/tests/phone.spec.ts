@@ -28,10 +28,10 @@ test('with every response lost, the phone keeps the last confirmed balance while
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
   await expect(lab.shimulBalance).toHaveAttribute('data-value', '2000');
 
-  // A reload resumes the pending transfer; its answer is lost again, and the app learns nothing.
+  // A reload keeps the pending transfer, unfinished, and the app still knows nothing.
   await page.reload();
   await lab.hydrated();
-  await lab.phoneSays('unknown');
+  await lab.phoneSays('unfinished');
   await expect(lab.shimulBalance).toHaveAttribute('data-value', '2000');
 
   // The network heals; the retry's receipt (the stored one) tells the app its balance.

@@ -45,9 +45,9 @@ test('after a reset, a reload keeps the pending key and the retry debits once', 
 
   await page.reload();
   await lab.hydrated();
-  // The app resumes its pending transfer by itself; the answer is lost again, and the key is
-  // still the one kept, on screen and in storage.
-  await lab.phoneSays('unknown');
+  // The app takes its pending transfer back, unfinished, without sending it; the key is still
+  // the one kept, on screen and in storage.
+  await lab.phoneSays('unfinished');
   await expect(lab.key).toHaveText(key);
   await expect(lab.key).toHaveAttribute('data-pending', 'true');
   expect(await stored(), `seed ${SEED}`).toContain(key);

@@ -73,7 +73,7 @@ test.describe('scenario 1: a lost response and a second tap', () => {
     await expect(lab.shimulBalance).toHaveAttribute('data-value', '1000');
   });
 
-  test('a reload and a reopened app resume the pending transfer with the same key', async ({ page }) => {
+  test('a reload and a reopened app keep the pending transfer, and only a tap sends it again with its key', async ({ page }) => {
     const lab = new LabPage(page);
     await lab.open();
     await lab.fast();
@@ -86,12 +86,20 @@ test.describe('scenario 1: a lost response and a second tap', () => {
     await lab.hydrated();
     await expect(lab.key).toHaveText(key);
     await expect(lab.key).toHaveAttribute('data-pending', 'true');
-    // On opening, the app sends its pending transfer again by itself; the answer is lost again.
+    // On opening, the app shows its pending transfer as unfinished and sends nothing by itself.
+    await lab.phoneSays('unfinished');
+    await page.waitForTimeout(1_000);
+    await expect(lab.kind('request_sent')).toHaveCount(1);
+    await lab.send.click();
     await lab.phoneSays('unknown');
     await expect(lab.key).toHaveText(key);
+    await expect(lab.kind('request_sent')).toHaveCount(2);
 
     await lab.setFault('response_loss_pct', 0);
     await lab.reopenApp.click();
+    await lab.phoneSays('unfinished');
+    await expect(lab.key).toHaveText(key);
+    await lab.send.click();
     await lab.phoneSays('receipt');
     await expect(lab.key).toHaveText(key);
     await expect(lab.phoneMessage).toContainText('TXN-88412');

@@ -27,8 +27,9 @@ pub enum AppScreen {
     Sending,
     /// The HTTP library waits before its automatic retry.
     Backoff,
-    /// A pending transfer found when the app opened; it is being sent again.
-    Resuming,
+    /// A pending transfer found when the app opened, its answer never received: the next tap
+    /// sends it again with its own key. The app sends nothing by itself (no ghost resend).
+    Unfinished,
     Receipt {
         receipt: Receipt,
         replayed: bool,
@@ -50,7 +51,7 @@ impl AppScreen {
             AppScreen::Ready => "ready",
             AppScreen::Sending => "sending",
             AppScreen::Backoff => "backoff",
-            AppScreen::Resuming => "resuming",
+            AppScreen::Unfinished => "unfinished",
             AppScreen::Receipt { .. } => "receipt",
             AppScreen::AlreadyMade => "already-made",
             AppScreen::Refused { .. } => "refused",
@@ -194,7 +195,8 @@ impl AppMemory {
         }
     }
 
-    /// A pending transfer found in storage as the app opens: it is sent again with its key.
+    /// A pending transfer found in storage as the app opens: kept, so the next tap sends it
+    /// again with its key.
     pub fn resume(&mut self, pending: Pending) {
         self.pending = Some(pending);
     }

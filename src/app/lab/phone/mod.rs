@@ -146,12 +146,12 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
         }
     };
 
-    // On opening: a pending transfer in storage is resumed with its own key.
+    // On opening: a pending transfer in storage is taken back with its own key and shown as
+    // unfinished; only a tap sends it again (a reload is no tap).
     #[cfg(feature = "hydrate")]
     {
         let live = live.clone();
         let sandbox = sandbox.clone();
-        let send = send.clone();
         Effect::new(move |_| {
             // Kept before a reset this page never heard of (a preset loaded by a link): that
             // run is gone, and its pending transfer must not go out again on its own.
@@ -166,11 +166,8 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                 return;
             }
             if let Some(p) = storage::load_pending(&sandbox) {
-                let intent = storage::intent(&sandbox);
-                let (key, amount) = (p.key.clone(), p.amount);
                 app.update(|a| a.resume(p));
-                send(key, amount, intent, None);
-                screen.set(AppScreen::Resuming);
+                screen.set(AppScreen::Unfinished);
             }
         });
     }
@@ -206,6 +203,9 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                     save,
                 } => {
                     amount_error.set(None);
+                    // The decision to pay this tap belongs to is of this run: a reload keeps it
+                    // (the same decision, retried), a reset it never heard of drops it.
+                    storage::note_seen(&sandbox, seen(&live));
                     if save {
                         if let Some(p) = app.with_untracked(|a| a.pending.clone()) {
                             storage::save_pending(&sandbox, &p, seen(&live));
@@ -326,9 +326,8 @@ fn switch_untracked(live: &LabStream, s: Safeguard) -> bool {
 fn message(screen: AppScreen) -> AnyView {
     match screen {
         AppScreen::Ready => view! { <p class="hint">{move || tr!("phone-ready")}</p> }.into_any(),
-        AppScreen::Sending | AppScreen::Resuming | AppScreen::Backoff => {
+        AppScreen::Sending | AppScreen::Backoff => {
             let id = match screen {
-                AppScreen::Resuming => "phone-resuming",
                 AppScreen::Backoff => "phone-backoff",
                 _ => "phone-sending",
             };
@@ -372,6 +371,11 @@ fn message(screen: AppScreen) -> AnyView {
         AppScreen::TryLater => {
             view! { <p class="unknown">{move || tr!("phone-try-later")}</p> }.into_any()
         }
+        AppScreen::Unfinished => view! {
+            <p class="unknown">{move || tr!("phone-unfinished")}</p>
+            <p class="lab-note" data-outcome="unknown">{move || tr!("outcome-unknown-note")}</p>
+        }
+        .into_any(),
         AppScreen::Unknown => view! {
             <p class="error"><span aria-hidden="true">"! "</span>{move || tr!("generic-error")}</p>
             <p class="lab-note" data-outcome="unknown">{move || tr!("outcome-unknown-note")}</p>

@@ -82,6 +82,12 @@ pub fn kept_before(sandbox: &str, reset_id: i64) -> bool {
         .is_none_or(|seen| seen < reset_id)
 }
 
+/// Notes that the app acted while its screen had taken in timeline event `seen`, so what it
+/// keeps (the pending transfer, the intent) is known to belong to the run after that event.
+pub fn note_seen(sandbox: &str, seen: i64) {
+    set(&seen_key(sandbox), &seen.to_string());
+}
+
 pub fn clear_pending(sandbox: &str) {
     remove(&pending_key(sandbox));
 }
