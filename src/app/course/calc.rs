@@ -212,7 +212,7 @@ fn WindowCalc() -> impl IntoView {
                         .map(|(h, _)| {
                             view! {
                                 <tr data-testid="calc-window-at" data-hours=h.to_string() data-value=move || w.get().bytes_for(h).to_string()>
-                                    <th scope="row">{move || tr_args("calc-kept", &[("hours", decimal(h, 0)), ("days", decimal(h / 24.0, 0))])}</th>
+                                    <th scope="row">{move || tr_args(if h == 24.0 { "calc-kept-one" } else { "calc-kept" }, &[("hours", decimal(h, 0)), ("days", decimal(h / 24.0, 0))])}</th>
                                     <td>{move || size_text(w.get().bytes_for(h))}</td>
                                 </tr>
                             }
@@ -248,16 +248,23 @@ fn WindowCalc() -> impl IntoView {
                         .collect_view()
                 }}
                 <polyline class="series" points=line />
+                // The chosen window first, so the marks' labels are drawn over it.
+                <circle class="chosen" cx=move || x_of(hours.get() / 24.0) cy=move || y_of(w.get().bytes()) r="5" data-testid="calc-window-chosen" />
                 {marks
                     .into_iter()
-                    .map(|(h, _)| view! {
-                        <circle class="mark" cx=move || x_of(h / 24.0) cy=move || y_of(w.get().bytes_for(h)) r="3" />
-                        <text class="mark-label" x=move || x_of(h / 24.0) + 5.0 y=move || y_of(w.get().bytes_for(h)) - 5.0>
-                            {move || size_text(w.get().bytes_for(h))}
-                        </text>
+                    .map(|(h, _)| {
+                        // The line rises to the right, so below-right of a mark and above-left
+                        // of it are clear: a label goes below-right, or above-left past the
+                        // chart's middle so it never runs off the right edge.
+                        let right = x_of(h / 24.0) < left + width * 0.6;
+                        view! {
+                            <circle class="mark" cx=move || x_of(h / 24.0) cy=move || y_of(w.get().bytes_for(h)) r="3" />
+                            <text class="mark-label" text-anchor=if right { "start" } else { "end" } x=move || x_of(h / 24.0) + if right { 7.0 } else { -7.0 } y=move || y_of(w.get().bytes_for(h)) + if right { 16.0 } else { -8.0 }>
+                                {move || size_text(w.get().bytes_for(h))}
+                            </text>
+                        }
                     })
                     .collect_view()}
-                <circle class="chosen" cx=move || x_of(hours.get() / 24.0) cy=move || y_of(w.get().bytes()) r="5" data-testid="calc-window-chosen" />
             </svg>
             <p class="hint">{move || tr!("calc-window-chart-note")}</p>
             <RealWorld place=Place::Calc("window") />
