@@ -38,6 +38,15 @@ pub enum FnError {
     /// The server failed (a store, a file); its log has the cause.
     #[error("the server failed")]
     Internal,
+    /// No class has this code (or it expired).
+    #[error("there is no class with this code")]
+    UnknownClass,
+    /// Only the class's instructor may do this.
+    #[error("this browser does not hold the class's key")]
+    NotYourClass,
+    /// Another student of the class has the name.
+    #[error("the name is taken in this class")]
+    NameTaken,
     /// The browser could not reach the server, or could not read its answer.
     #[error("the server could not be reached")]
     Unreachable,
@@ -45,7 +54,7 @@ pub enum FnError {
 
 impl FnError {
     /// Every kind's message id, for the translation test.
-    pub const MESSAGE_IDS: [&'static str; 9] = [
+    pub const MESSAGE_IDS: [&'static str; 12] = [
         "fn-error-unknown-sandbox",
         "fn-error-unknown-event",
         "fn-error-unknown-scenario",
@@ -55,6 +64,9 @@ impl FnError {
         "fn-error-internal",
         "fn-error-unreachable",
         "fn-error-day-busy",
+        "fn-error-unknown-class",
+        "fn-error-not-your-class",
+        "fn-error-name-taken",
     ];
 
     /// The id of this kind's message in `locales/*/main.ftl`.
@@ -69,6 +81,9 @@ impl FnError {
             FnError::Internal => 6,
             FnError::Unreachable => 7,
             FnError::DayBusy { .. } => 8,
+            FnError::UnknownClass => 9,
+            FnError::NotYourClass => 10,
+            FnError::NameTaken => 11,
         };
         Self::MESSAGE_IDS[i]
     }
@@ -147,6 +162,9 @@ impl From<crate::server::error::LabError> for FnError {
                 field: "body".to_owned(),
             },
             LabError::RunDiverged(_) => FnError::RunDiverged,
+            LabError::UnknownClass => FnError::UnknownClass,
+            LabError::NotYourClass => FnError::NotYourClass,
+            LabError::NameTaken => FnError::NameTaken,
             LabError::SandboxExists(_) => FnError::InvalidField {
                 field: "id".to_owned(),
             },
@@ -199,6 +217,9 @@ mod tests {
                 scale: 10,
                 retry_after: 60,
             },
+            FnError::UnknownClass,
+            FnError::NotYourClass,
+            FnError::NameTaken,
         ];
         let ids: std::collections::BTreeSet<_> = all.iter().map(FnError::message_id).collect();
         assert_eq!(ids.len(), all.len());

@@ -1,5 +1,6 @@
 //! The UI: the page shell, the router, and one folder of components per screen.
 
+pub mod class;
 pub mod course;
 pub mod error;
 mod format;
@@ -74,7 +75,7 @@ pub fn App() -> impl IntoView {
     view! {
         <Link rel="icon" href="/favicon.ico" />
         <i18n::I18nProvider>
-            <Title text=move || tr!("app-title") />
+            <AppTitle />
             <Router>
                 <a class="skip-link" href="#main">{move || tr!("skip-to-content")}</a>
                 <header class="topbar">
@@ -104,6 +105,9 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/summary") view={Lazy::<SummaryRoute>::new()} />
                         <Route path=path!("/calculators") view={Lazy::<CalculatorsRoute>::new()} />
                         <Route path=path!("/day") view={Lazy::<DayRoute>::new()} />
+                        <Route path=path!("/teach") view={Lazy::<TeachRoute>::new()} />
+                        <Route path=path!("/teach/:id") view={Lazy::<ClassRoute>::new()} />
+                        <Route path=path!("/join/:code") view={Lazy::<JoinRoute>::new()} />
                     </Routes>
                 </main>
             </Router>
@@ -139,6 +143,18 @@ lazy_screen!(GlossaryRoute, course::glossary::GlossaryPage);
 lazy_screen!(SummaryRoute, course::summary::SummaryPage);
 lazy_screen!(CalculatorsRoute, course::calc::CalculatorsPage);
 lazy_screen!(DayRoute, course::day::DayPage);
+lazy_screen!(TeachRoute, class::teach::TeachPage);
+lazy_screen!(ClassRoute, class::teach::ClassPage);
+lazy_screen!(JoinRoute, class::join::JoinPage);
+
+/// The document's title. Its text is read again when the head is drawn, which for a page that
+/// waits for its data (a class, a join code) is after the rest, outside the translations'
+/// context: so the title holds the translations itself.
+#[component]
+fn AppTitle() -> impl IntoView {
+    let i18n = expect_context::<leptos_fluent::I18n>();
+    view! { <Title text=move || tr!(i18n, "app-title") /> }
+}
 
 /// The language switch: names the other language in that language, so a reader of either
 /// finds it.

@@ -28,3 +28,13 @@ pub fn set(key: &str, value: &str) {
     #[cfg(not(feature = "hydrate"))]
     let _ = (key, value);
 }
+
+/// Forgets what was saved under `key`.
+pub fn remove(key: &str) {
+    #[cfg(feature = "hydrate")]
+    if let Some(s) = leptos::prelude::window().local_storage().ok().flatten() {
+        let _ = s.remove_item(key);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = key;
+}

@@ -5,6 +5,7 @@
 //! name everywhere.
 
 pub mod calc;
+pub mod class;
 pub mod clock;
 pub mod course;
 pub mod day;

@@ -50,6 +50,12 @@ pub enum LabError {
     UnknownDay(u32),
     #[error("a sandbox with the id {0} exists already")]
     SandboxExists(uuid::Uuid),
+    #[error("there is no class with this code or id (it may have expired)")]
+    UnknownClass,
+    #[error("only the class's instructor may do this: this browser does not hold the class's key")]
+    NotYourClass,
+    #[error("name: a student of this class has this name already; choose another")]
+    NameTaken,
     #[error("the run could not be replayed: {0}")]
     RunDiverged(String),
     #[error("a store failed")]
@@ -66,7 +72,10 @@ impl LabError {
             | LabError::UnknownDay(_)
             | LabError::UnknownEvent(_)
             | LabError::UnknownScenario(_)
-            | LabError::UnknownVariant(..) => 404,
+            | LabError::UnknownVariant(..)
+            | LabError::UnknownClass => 404,
+            LabError::NotYourClass => 403,
+            LabError::NameTaken => 409,
             LabError::ForeignOrigin(_) => 403,
             LabError::SandboxExists(_) => 409,
             LabError::UnsupportedMediaType(_) => 415,
@@ -92,6 +101,9 @@ impl LabError {
         match self {
             LabError::NotFound => "unknown-sandbox",
             LabError::UnknownEvent(_) => "unknown-event",
+            LabError::UnknownClass => "unknown-class",
+            LabError::NotYourClass => "not-your-class",
+            LabError::NameTaken => "name-taken",
             LabError::UnknownScenario(_) | LabError::UnknownVariant(..) => "unknown-scenario",
             LabError::ForeignOrigin(_) => "foreign-origin",
             LabError::UnsupportedMediaType(_) => "unsupported-media-type",

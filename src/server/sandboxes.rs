@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{watch, Mutex};
 use uuid::Uuid;
 
+use super::classes::Classes;
 use super::config::Config;
 use super::day::Days;
 use super::error::LabError;
@@ -36,6 +37,8 @@ struct Inner {
     untouched: std::sync::Mutex<HashSet<Uuid>>,
     /// The fast-forwarded days (`server::day`).
     days: Days,
+    /// The classes whose students' sandboxes these are (`server::classes`).
+    classes: Classes,
 }
 
 /// A token bucket: `tokens` refill at the configured rate up to the burst.
@@ -83,9 +86,11 @@ impl Sandboxes {
             tokio::fs::remove_dir_all(&scratch).await?;
         }
         let days = Days::open(&config.data_dir).await?;
+        let classes = Classes::open(&config.data_dir, config.sandbox_ttl).await?;
         let (shutdown, _) = watch::channel(false);
         let sandboxes = Sandboxes(Arc::new(Inner {
             days,
+            classes,
             config,
             loaded: Mutex::new(HashMap::new()),
             streams: AtomicUsize::new(0),
@@ -105,6 +110,11 @@ impl Sandboxes {
     /// The fast-forwarded days of this server.
     pub fn days(&self) -> &Days {
         &self.0.days
+    }
+
+    /// The classes of this server.
+    pub fn classes(&self) -> &Classes {
+        &self.0.classes
     }
 
     fn dir(&self, id: Uuid) -> PathBuf {
@@ -273,6 +283,19 @@ impl Sandboxes {
         Ok(handle)
     }
 
+    /// The sandbox if its owner is running, without loading it or counting a use: for a look
+    /// that should not keep an idle sandbox in memory (the class view's).
+    pub async fn running(&self, id: &str) -> Option<SandboxHandle> {
+        let id = sandbox_id(id)?;
+        self.0
+            .loaded
+            .lock()
+            .await
+            .get(&id)
+            .filter(|h| h.is_alive())
+            .cloned()
+    }
+
     /// Takes the "untouched" mark off a sandbox somebody came back to: a look in memory on
     /// every request, the disk only on the first use.
     async fn mark_used(&self, id: Uuid) {
@@ -422,6 +445,7 @@ impl Sandboxes {
         for handle in handles {
             handle.shutdown().await;
         }
+        self.0.classes.close().await;
     }
 
     async fn reap_forever(&self) {
@@ -434,6 +458,9 @@ impl Sandboxes {
             }
             if let Err(e) = self.reap().await {
                 tracing::warn!("reaper: {e}");
+            }
+            if let Err(e) = self.0.classes.reap().await {
+                tracing::warn!("reaper (classes): {e}");
             }
         }
     }

@@ -216,7 +216,7 @@ impl DerefMut for StoreTx<'_> {
     }
 }
 
-fn connect_options(file: &Path) -> Result<SqliteConnectOptions, sqlx::Error> {
+pub(crate) fn connect_options(file: &Path) -> Result<SqliteConnectOptions, sqlx::Error> {
     Ok(SqliteConnectOptions::from_str("sqlite:")?
         .filename(file)
         .create_if_missing(true)

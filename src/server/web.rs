@@ -48,6 +48,8 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
     let routes = generate_route_list(App);
     Router::new()
         .route("/lab", get(lab_entrance))
+        .route("/teach/{class}/events", get(class_events))
+        .route("/join", get(join_entrance))
         // Server functions and pages find the lab as a context of their own (`app::lab::lab`),
         // so the UI needs nothing of this module.
         .leptos_routes_with_context(
@@ -65,6 +67,10 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .with_state(state)
         .merge(super::api::router(&sandboxes).with_state(sandboxes.clone()))
+        .layer(axum::middleware::from_fn_with_state(
+            sandboxes.clone(),
+            class_page_status,
+        ))
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn(caching))
         // Pages and JSON compressed for a browser that accepts it; the files under /pkg are
@@ -174,7 +180,144 @@ async fn lab_entrance(
     Ok(response)
 }
 
-fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+/// `GET /teach/{class}/events`: the class view, live, for the browser holding the class's key:
+/// `event: class` with the whole [`ClassView`](crate::domain::class::ClassView) when a student
+/// joins or reports, and when a student's sandbox moved (looked at once a second). Nothing is
+/// sent while nothing changed.
+async fn class_events(
+    State(state): State<AppState>,
+    axum::extract::Path(class): axum::extract::Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, LabError> {
+    use super::classes::secret_cookie;
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    let sandboxes = state.sandboxes;
+    let classes = sandboxes.classes();
+    let code = classes
+        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
+        .await?;
+    let changed = classes.watch(&class);
+    let permit = sandboxes.open_stream()?;
+    struct Feed {
+        sandboxes: Sandboxes,
+        class: String,
+        code: crate::domain::class::ClassCode,
+        changed: tokio::sync::watch::Receiver<u64>,
+        shutdown: tokio::sync::watch::Receiver<bool>,
+        last: Option<Vec<crate::domain::class::StudentRow>>,
+        _permit: super::sandboxes::StreamPermit,
+    }
+    let feed = Feed {
+        changed,
+        shutdown: sandboxes.shutdown_signal(),
+        sandboxes,
+        class,
+        code,
+        last: None,
+        _permit: permit,
+    };
+    let stream = futures::stream::unfold(feed, |mut feed| async move {
+        loop {
+            if feed.last.is_some() {
+                tokio::select! {
+                    _ = feed.changed.changed() => {}
+                    _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+                    _ = feed.shutdown.changed() => return None,
+                }
+            }
+            if *feed.shutdown.borrow() {
+                return None;
+            }
+            let view =
+                match super::teach::view(&feed.sandboxes, &feed.class, feed.code.clone()).await {
+                    Ok(view) => view,
+                    Err(e) => {
+                        tracing::warn!(class = %feed.class, "class stream: {e}");
+                        return None;
+                    }
+                };
+            if feed.last.as_ref() == Some(&view.students) {
+                continue;
+            }
+            feed.last = Some(view.students.clone());
+            let event = Event::default()
+                .event("class")
+                .json_data(&view)
+                .expect("a class view serialises");
+            return Some((Ok::<_, std::convert::Infallible>(event), feed));
+        }
+    });
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15)))
+        .into_response())
+}
+
+/// A class's pages answer with their own status: `/join/{code}` 404 for a code that names no
+/// living class, `/teach/{id}` 404 for no such class and 403 for a browser without its key. The
+/// page says why in words; a streamed page has sent its status before it knows, so it is set
+/// here, from the same checks the page's server functions make.
+async fn class_page_status(
+    State(sandboxes): State<Sandboxes>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    use super::classes::secret_cookie;
+    use crate::domain::class::ClassCode;
+    let path = request.uri().path().to_owned();
+    let classes = sandboxes.classes();
+    let refused = if let Some(code) = path.strip_prefix("/join/") {
+        match ClassCode::parse(code) {
+            Err(_) => Some(axum::http::StatusCode::NOT_FOUND),
+            Ok(code) => match classes.exists(&code).await {
+                Ok(false) => Some(axum::http::StatusCode::NOT_FOUND),
+                _ => None,
+            },
+        }
+    } else if let Some(id) = path.strip_prefix("/teach/").filter(|id| !id.contains('/')) {
+        let secret = cookie(request.headers(), &secret_cookie(id));
+        match classes.authorize(id, secret.as_deref()).await {
+            Err(e @ (LabError::UnknownClass | LabError::NotYourClass)) => {
+                axum::http::StatusCode::from_u16(e.status()).ok()
+            }
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let mut response = next.run(request).await;
+    if let Some(status) = refused.filter(|_| response.status().is_success()) {
+        *response.status_mut() = status;
+    }
+    response
+}
+
+/// `GET /join?code=…`: the front page's code field, sent on to the class's join page
+/// (`/join/{code}` with the code as the class spells it: `hkm 479` becomes `HKM479`). A code
+/// that is not one still goes there, whose page says so.
+async fn join_entrance(Query(query): Query<JoinQuery>) -> Redirect {
+    let typed = query.code.unwrap_or_default();
+    let code = match crate::domain::class::ClassCode::parse(&typed) {
+        Ok(code) => code.as_str().to_owned(),
+        Err(_) => typed
+            .trim()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(12)
+            .collect(),
+    };
+    if code.is_empty() {
+        return Redirect::to("/");
+    }
+    Redirect::to(&format!("/join/{code}"))
+}
+
+#[derive(serde::Deserialize)]
+struct JoinQuery {
+    code: Option<String>,
+}
+
+/// The value of a cookie the request carries.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -183,6 +326,30 @@ fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .filter_map(|pair| pair.trim().split_once('='))
         .find(|(k, _)| *k == name)
         .map(|(_, v)| v.to_owned())
+}
+
+/// This server's address as the browser reached it (`http://host:port`), behind a proxy as
+/// the proxy says (`X-Forwarded-Proto`, `X-Forwarded-Host`): for a link a student types or scans.
+pub fn origin(headers: &HeaderMap) -> String {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').next())
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
+    let scheme = text("x-forwarded-proto")
+        .filter(|s| s == "https" || s == "http")
+        .unwrap_or_else(|| "http".to_owned());
+    let host = text("x-forwarded-host")
+        .or_else(|| text("host"))
+        .filter(|h| {
+            h.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
+        })
+        .unwrap_or_else(|| "localhost".to_owned());
+    format!("{scheme}://{host}")
 }
 
 /// How long a browser may keep a static file: a name with its content's hash in it

@@ -178,6 +178,33 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             }
             now
         });
+        // In a class (docs/reference.md §10), the chapter opened and each step ticked go to the
+        // instructor's view. The first report counts what this browser saved, since the ticks
+        // are taken in only after hydration.
+        let member_key = crate::app::class::member_key(&live.sandbox());
+        if storage::get(&member_key).is_some() {
+            let sandbox = live.sandbox();
+            let saved = load_latch(&latch_key, chapter.steps.len());
+            Effect::new(move |first: Option<()>| {
+                let ticked = |d: &[bool]| d.iter().filter(|d| **d).count();
+                let done = progress.with(|p| ticked(p)).max(if first.is_none() {
+                    ticked(&saved)
+                } else {
+                    0
+                });
+                let progress = crate::domain::class::Progress {
+                    chapter: n,
+                    steps_done: done as u8,
+                };
+                let (sandbox, member_key) = (sandbox.clone(), member_key.clone());
+                leptos::task::spawn_local(async move {
+                    // A sandbox the server knows in no class (its class ended): stop asking.
+                    if let Ok(false) = crate::app::class::report_progress(sandbox, progress).await {
+                        storage::remove(&member_key);
+                    }
+                });
+            });
+        }
         // The current step's control wears a ring; a folded section holding it opens.
         Effect::new(move |before: Option<Option<&'static str>>| {
             let target = current

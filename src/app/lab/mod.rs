@@ -44,6 +44,9 @@ use phone::ShimulPhone;
 use summary::SummaryBar;
 use switches::Switches;
 use timeline::Timeline;
+
+/// One timeline event in a sentence of the page's language, as the timeline words it.
+pub(crate) use timeline::describe as describe_event;
 use tithi::TithiPhone;
 
 /// Rows per table the screen reads; the newest ones.

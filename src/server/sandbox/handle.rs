@@ -173,6 +173,23 @@ impl SandboxHandle {
         self.ask(|tx| Command::State(rows, tx)).await
     }
 
+    /// The damage meter alone, between two steps.
+    pub async fn damage(&self) -> Result<crate::domain::Damage, LabError> {
+        self.ask(Command::Damage).await
+    }
+
+    /// The newest event of the log, if any. Reads the log directly, as
+    /// [`SandboxHandle::events_after`] does, and does not count as a use of the sandbox.
+    pub async fn last_event(&self) -> Result<Option<TimelineEvent>, LabError> {
+        let row: Option<EventRow> = sqlx::query_as(
+            "SELECT id, at_ms, layer, kind, correlation, outcome, details FROM events
+             ORDER BY id DESC LIMIT 1",
+        )
+        .fetch_optional(&mut *self.log.conn(StoreName::Lab).await?)
+        .await?;
+        Ok(row.and_then(EventRow::into_event))
+    }
+
     /// Checks the sandbox's invariants between two steps (see `server::invariants`).
     pub async fn check(&self) -> Result<invariants::Report, LabError> {
         self.ask(Command::Check).await

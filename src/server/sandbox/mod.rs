@@ -76,6 +76,7 @@ enum Command {
         oneshot::Sender<Result<NaturalReport, LabError>>,
     ),
     State(i64, oneshot::Sender<Result<SandboxState, LabError>>),
+    Damage(oneshot::Sender<Result<crate::domain::Damage, LabError>>),
     Transfer(TransferRequest, oneshot::Sender<ApiReply>),
     App(AppSignal, oneshot::Sender<Result<(), LabError>>),
     StepTimes(oneshot::Sender<Result<Vec<StepTime>, LabError>>),

@@ -64,6 +64,10 @@ impl Owner {
                     let r = self.state(rows).await;
                     let _ = reply.send(r);
                 }
+                Command::Damage(reply) => {
+                    let r = self.damage().await;
+                    let _ = reply.send(r);
+                }
                 Command::Replay(consumer, seconds_ago, reply) => {
                     let r = self.replay(consumer, seconds_ago).await;
                     let _ = reply.send(r);

@@ -48,6 +48,11 @@ impl Owner {
         })
     }
 
+    /// The damage meter alone, without the tables (a class view reads it per student).
+    pub(super) async fn damage(&mut self) -> Result<crate::domain::Damage, LabError> {
+        Ok(crate::server::damage::measure(&self.world.stores, &self.claims()).await?)
+    }
+
     /// What the damage meter needs from memory to tell a stuck key from one still finishing:
     /// the recovery switch, the window, and the requests an instance is still completing.
     fn claims(&self) -> Claims {

@@ -11,6 +11,7 @@
 //! events stay smooth.
 
 mod describe;
+pub(crate) use describe::describe;
 mod details;
 mod entries;
 mod row;

@@ -1,0 +1,167 @@
+import { test, expect, LabPage, noteSeed } from './lab-page';
+import type { Browser, Page } from '@playwright/test';
+
+// A class (docs/reference.md §10): an instructor makes one, three students join (by the link
+// and by typing the code on the front page), and the instructor's view follows each of them:
+// their chapter, their steps, the harm their meter shows. Every person is a browser context of
+// their own, as in a classroom. A student's sandbox is made by the join with a drawn seed; the
+// test notes it, so a failing run names the seeds to replay.
+
+function step(page: Page, k: number) {
+  return page.locator(`[data-testid="chapter-step"][data-step="${k}"]`);
+}
+
+/** A person with a browser of their own. */
+async function person(browser: Browser): Promise<Page> {
+  const context = await browser.newContext();
+  return context.newPage();
+}
+
+/** Notes the seed of the student's sandbox (the join drew it). */
+async function noteStudentSeed(page: Page, lab: LabPage) {
+  const state = await page.request.get(`/api/sandboxes/${lab.sandboxId()}/state`);
+  noteSeed((await state.json()).seed);
+}
+
+/** Fills in a name on the join page and lands in chapter 01 of a lab of one's own. */
+async function joinAs(page: Page, name: string): Promise<LabPage> {
+  await page.locator('html[data-hydrated]').waitFor();
+  await page.getByTestId('join-name').fill(name);
+  await page.getByTestId('join-go').click();
+  await page.waitForURL(/\/lab\/[0-9a-f-]{36}\?chapter=1$/);
+  const lab = new LabPage(page);
+  await lab.hydrated();
+  await expect(page.getByTestId('chapter')).toHaveAttribute('data-chapter', '1');
+  await noteStudentSeed(page, lab);
+  return lab;
+}
+
+/** Makes a class; returns the instructor's page on its view, its code and its join link. */
+async function makeClass(browser: Browser) {
+  const teacher = await person(browser);
+  await teacher.goto('/teach');
+  await teacher.locator('html[data-hydrated]').waitFor();
+  await teacher.getByTestId('class-create').click();
+  await teacher.waitForURL(/\/teach\/[0-9a-f-]{36}$/);
+  await teacher.locator('html[data-hydrated]').waitFor();
+  const code = (await teacher.getByTestId('class-code').getAttribute('data-code'))!;
+  expect(code).toMatch(/^[A-Z0-9]{6}$/);
+  const link = (await teacher.getByTestId('class-join-link').getAttribute('href'))!;
+  expect(link).toMatch(new RegExp(`/join/${code}$`));
+  await expect(teacher.locator('.class-qr svg')).toHaveCount(1);
+  await expect(teacher.getByTestId('class-live')).toHaveAttribute('data-live', 'true');
+  return { teacher, code, link, classUrl: teacher.url() };
+}
+
+function row(teacher: Page, name: string) {
+  return teacher.locator(`[data-testid="class-student"][data-name="${name}"]`);
+}
+
+test('an instructor and three students: join by link and by code, and the view follows each', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const { teacher, code, link, classUrl } = await makeClass(browser);
+
+  // Shimul and Imran open the link; Tithi types the code on the front page, as she heard it.
+  const shimul = await person(browser);
+  await shimul.goto(link);
+  const shimulLab = await joinAs(shimul, 'Shimul');
+
+  const tithi = await person(browser);
+  await tithi.goto('/');
+  await tithi.locator('html[data-hydrated]').waitFor();
+  await tithi.getByTestId('join-code').fill(`${code.slice(0, 3).toLowerCase()} ${code.slice(3)}`);
+  await tithi.getByTestId('join-submit').click();
+  await tithi.waitForURL(new RegExp(`/join/${code}$`));
+  const tithiLab = await joinAs(tithi, 'Tithi');
+
+  const imran = await person(browser);
+  await imran.goto(link);
+  await joinAs(imran, 'Imran');
+
+  // A name is one person's in a class.
+  const again = await person(browser);
+  await again.goto(link);
+  await again.locator('html[data-hydrated]').waitFor();
+  await again.getByTestId('join-name').fill('Imran');
+  await again.getByTestId('join-go').click();
+  await expect(again.getByTestId('join-problem')).not.toBeEmpty();
+  expect(again.url()).toMatch(/\/join\//);
+
+  // The view has all three, each in chapter 01 with no step done and no harm.
+  await expect(teacher.getByTestId('class-student')).toHaveCount(3);
+  for (const name of ['Shimul', 'Tithi', 'Imran']) {
+    await expect(row(teacher, name)).toHaveAttribute('data-chapter', '1');
+    await expect(row(teacher, name)).toHaveAttribute('data-steps-done', '0');
+    await expect(row(teacher, name)).toHaveAttribute('data-damage', 'none');
+  }
+  await expect(teacher.locator('[data-testid="class-count"][data-chapter="1"]')).toHaveAttribute('data-count', '3');
+
+  // Shimul does chapter 01 as it says: the scenario, a tap, a look at the meter, the loss
+  // switched off, a second tap — charged twice. His row follows every step and then the harm.
+  await shimul.getByTestId('preset-load').click();
+  await expect(step(shimul, 1)).toHaveAttribute('data-done', 'true');
+  await expect(row(teacher, 'Shimul')).toHaveAttribute('data-steps-done', '1');
+  await shimulLab.speedUp(`/api/sandboxes/${shimulLab.sandboxId()}`, 10);
+  await shimulLab.send.click();
+  await expect(step(shimul, 2)).toHaveAttribute('data-done', 'true', { timeout: 20_000 });
+  await expect(row(teacher, 'Shimul')).toHaveAttribute('data-steps-done', '2');
+  await shimulLab.damage.click();
+  await expect(step(shimul, 3)).toHaveAttribute('data-done', 'true');
+  await shimulLab.setFault('response_loss_pct', 0);
+  await expect(step(shimul, 4)).toHaveAttribute('data-done', 'true');
+  await shimulLab.send.click();
+  await expect(shimulLab.figure('double_charges')).toHaveAttribute('data-value', '1', { timeout: 20_000 });
+  await expect(row(teacher, 'Shimul')).toHaveAttribute('data-steps-done', '5');
+  await expect(row(teacher, 'Shimul')).toHaveAttribute('data-damage', 'money');
+  await expect(row(teacher, 'Shimul').locator('.class-last')).not.toHaveText(/^\s*$/);
+
+  // Tithi moves on to chapter 02; her row says so. Imran stays where he was.
+  await tithi.getByTestId('chapter-next').click();
+  await expect(tithi.getByTestId('chapter')).toHaveAttribute('data-chapter', '2');
+  await expect(row(teacher, 'Tithi')).toHaveAttribute('data-chapter', '2');
+  await expect(row(teacher, 'Tithi')).toHaveAttribute('data-steps-done', '0');
+  await expect(row(teacher, 'Imran')).toHaveAttribute('data-steps-done', '0');
+  await expect(teacher.locator('[data-testid="class-count"][data-chapter="1"]')).toHaveAttribute('data-count', '2');
+
+  // Coming back: a reload of the view has everyone where they were, and Shimul's reload does
+  // not set his row back.
+  await teacher.reload();
+  await teacher.locator('html[data-hydrated]').waitFor();
+  await expect(row(teacher, 'Shimul')).toHaveAttribute('data-steps-done', '5');
+  await expect(row(teacher, 'Shimul')).toHaveAttribute('data-damage', 'money');
+  await expect(row(teacher, 'Tithi')).toHaveAttribute('data-chapter', '2');
+  await shimul.reload();
+  await shimulLab.hydrated();
+  await expect(step(shimul, 5)).toHaveAttribute('data-done', 'true');
+  await expect(row(teacher, 'Shimul')).toHaveAttribute('data-steps-done', '5');
+  void tithiLab;
+
+  // Ordered by harm, Shimul comes first.
+  await teacher.getByTestId('class-order').selectOption('harm');
+  await expect(teacher.getByTestId('class-student').first()).toHaveAttribute('data-name', 'Shimul');
+
+  // A student's browser holds no key to the class view.
+  const refused = await imran.goto(classUrl);
+  expect(refused?.status()).toBe(403);
+  await expect(imran.getByTestId('class-refused')).toBeVisible();
+  const stream = await imran.request.get(`${new URL(classUrl).pathname}/events`);
+  expect(stream.status()).toBe(403);
+});
+
+test('a wrong code gets a clear page and a way to try again, never a 500', async ({ page }) => {
+  const res = await page.goto('/join/HKM479');
+  expect(res?.status()).toBe(404);
+  await expect(page.getByTestId('join-refused')).toContainText('HKM479');
+  // The front page's field: a code with letters codes never use lands on that page too.
+  await page.goto('/');
+  await page.getByTestId('join-code').fill('OOO 000');
+  await page.getByTestId('join-submit').click();
+  await page.waitForURL(/\/join\/OOO000$/);
+  await expect(page.getByTestId('join-refused')).toContainText('OOO000');
+  const bad = await page.goto('/join/not-a-code');
+  expect(bad?.status()).toBe(404);
+  await expect(page.getByTestId('join-refused')).toBeVisible();
+  const unknown = await page.goto('/teach/00000000-0000-4000-8000-000000000000');
+  expect(unknown?.status()).toBe(404);
+  await expect(page.getByTestId('class-refused')).toBeVisible();
+});

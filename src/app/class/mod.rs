@@ -1,0 +1,110 @@
+//! The class (docs/reference.md §10): `/teach` makes one, `/teach/{id}` is its instructor's
+//! live view, `/join/{code}` lets a student in. The server functions here are thin adapters over
+//! `server::classes`; the view's live feed is `GET /teach/{id}/events` (`server::web`).
+
+pub mod join;
+pub mod teach;
+
+use leptos::prelude::*;
+use leptos::server_fn;
+use serde::{Deserialize, Serialize};
+
+use crate::app::error::FnError;
+use crate::domain::class::{ClassView, Progress};
+
+/// Where a student's lab remembers that its sandbox belongs to a class, so it reports each step
+/// (`pocketpay-lab:class:{sandbox}`; a sandbox in no class sends nothing).
+pub fn member_key(sandbox: &str) -> String {
+    format!("pocketpay-lab:class:{sandbox}")
+}
+
+/// What the instructor's page shows of a class: the view, and how students get in.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassPageData {
+    pub view: ClassView,
+    /// The join page's full address, as the students' browsers will open it.
+    pub join_url: String,
+    /// That address as a QR code, an SVG drawn on the server.
+    pub qr_svg: String,
+}
+
+#[cfg(feature = "ssr")]
+fn classes() -> crate::server::classes::Classes {
+    crate::app::lab::sandboxes().classes().clone()
+}
+
+#[cfg(feature = "ssr")]
+fn request_headers() -> axum::http::HeaderMap {
+    expect_context::<axum::http::request::Parts>().headers
+}
+
+#[cfg(feature = "ssr")]
+fn set_cookie(value: String) {
+    if let Ok(value) = axum::http::HeaderValue::from_str(&value) {
+        expect_context::<leptos_axum::ResponseOptions>()
+            .append_header(axum::http::header::SET_COOKIE, value);
+    }
+}
+
+/// Makes a class and gives this browser its key (an HttpOnly cookie); returns the class's id.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn create_class() -> Result<String, FnError> {
+    use crate::server::classes::secret_cookie;
+    let new = classes().create().await?;
+    let max_age = crate::app::lab::sandboxes().config().sandbox_ttl.as_secs();
+    set_cookie(format!(
+        "{}={}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax",
+        secret_cookie(&new.id),
+        new.secret
+    ));
+    Ok(new.id)
+}
+
+/// The class as its instructor sees it; only the browser holding the class's key may read it.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn class_page(class: String) -> Result<ClassPageData, FnError> {
+    use crate::server::classes::secret_cookie;
+    use crate::server::web::{cookie, origin};
+    let headers = request_headers();
+    let classes = classes();
+    let code = classes
+        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
+        .await?;
+    let join_url = format!("{}{}", origin(&headers), code.join_path());
+    let view = crate::server::teach::view(&crate::app::lab::sandboxes(), &class, code).await?;
+    Ok(ClassPageData {
+        qr_svg: crate::server::classes::qr_svg(&join_url),
+        join_url,
+        view,
+    })
+}
+
+/// The code, spaced for reading, if it names a living class.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn find_class(code: String) -> Result<String, FnError> {
+    let code = crate::domain::class::ClassCode::parse(&code)?;
+    classes().find(&code).await?;
+    Ok(code.spaced())
+}
+
+/// A student joins the class under a name: a sandbox of their own, which also becomes this
+/// browser's (the `/lab` cookie). Returns its id.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn join_class(code: String, name: String) -> Result<String, FnError> {
+    use crate::server::web::SANDBOX_COOKIE;
+    let sandboxes = crate::app::lab::sandboxes();
+    let id = sandboxes.new_id(&request_headers())?;
+    let sandbox = crate::server::teach::join(&sandboxes, id, &code, &name).await?;
+    let max_age = sandboxes.config().sandbox_ttl.as_secs();
+    set_cookie(format!(
+        "{SANDBOX_COOKIE}={sandbox}; Path=/; Max-Age={max_age}; SameSite=Lax"
+    ));
+    Ok(sandbox)
+}
+
+/// A student's lab reports the chapter open and its steps ticked; `false` when the sandbox is
+/// in no class (the lab then stops reporting).
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn report_progress(sandbox: String, progress: Progress) -> Result<bool, FnError> {
+    Ok(classes().report(&sandbox, progress).await?)
+}

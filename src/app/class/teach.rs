@@ -1,0 +1,356 @@
+//! The instructor's pages: `/teach` makes a class; `/teach/{id}` shows its code huge for the
+//! projector, the join link and its QR code, and one row per student, live.
+
+use leptos::prelude::*;
+use leptos_fluent::tr;
+use leptos_router::hooks::use_params_map;
+
+use super::{class_page, create_class, ClassPageData};
+use crate::app::error::FnError;
+use crate::app::i18n::{digits, tr_args, tr_id};
+use crate::domain::class::{ClassView, Harm, StudentRow};
+
+/// `/teach`: what a class is, and the button that makes one.
+#[component]
+pub fn TeachPage() -> impl IntoView {
+    let create = Action::new(|_: &()| create_class());
+    Effect::new(move |_| {
+        if let Some(Ok(id)) = create.value().get() {
+            #[cfg(feature = "hydrate")]
+            let _ = window().location().set_href(&format!("/teach/{id}"));
+            #[cfg(not(feature = "hydrate"))]
+            let _ = id;
+        }
+    });
+    view! {
+        <section class="panel teach" aria-labelledby="teach-title">
+            <h1 id="teach-title">{move || tr!("teach-title")}</h1>
+            <p>{move || tr!("teach-what")}</p>
+            <ol class="teach-how">
+                <li>{move || tr!("teach-how-1")}</li>
+                <li>{move || tr!("teach-how-2")}</li>
+                <li>{move || tr!("teach-how-3")}</li>
+            </ol>
+            <p class="hint">{move || tr!("teach-key")}</p>
+            <button
+                type="button"
+                class="button primary"
+                data-testid="class-create"
+                disabled=move || create.pending().get()
+                on:click=move |_| {
+                    create.dispatch(());
+                }
+            >
+                {move || tr!("teach-create")}
+            </button>
+            <p class="error" role="alert">
+                {move || create.value().get().and_then(Result::err).map(|e| e.text())}
+            </p>
+        </section>
+    }
+}
+
+/// How the class table is ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    Joined,
+    Name,
+    Chapter,
+    Quiet,
+    Harm,
+}
+
+impl Order {
+    const ALL: [Order; 5] = [
+        Order::Joined,
+        Order::Name,
+        Order::Chapter,
+        Order::Quiet,
+        Order::Harm,
+    ];
+
+    fn id(self) -> &'static str {
+        match self {
+            Order::Joined => "joined",
+            Order::Name => "name",
+            Order::Chapter => "chapter",
+            Order::Quiet => "quiet",
+            Order::Harm => "harm",
+        }
+    }
+
+    fn sort(self, students: &mut [StudentRow]) {
+        let harm_rank = |h: Harm| match h {
+            Harm::Money => 0,
+            Harm::Effect => 1,
+            Harm::Stuck => 2,
+            Harm::None => 3,
+        };
+        match self {
+            Order::Joined => students.sort_by_key(|s| s.joined_ms),
+            Order::Name => students.sort_by_key(|s| s.name.to_lowercase()),
+            // The furthest along first.
+            Order::Chapter => students
+                .sort_by_key(|s| std::cmp::Reverse(s.progress.map(|p| (p.chapter, p.steps_done)))),
+            // The longest without a step first.
+            Order::Quiet => students.sort_by_key(|s| s.progress_ms),
+            Order::Harm => students.sort_by_key(|s| (harm_rank(s.harm), s.joined_ms)),
+        }
+    }
+}
+
+/// `/teach/{id}`: the class, live.
+#[component]
+pub fn ClassPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || params.read().get("id").unwrap_or_default();
+    let page = Resource::new(id, class_page);
+    view! {
+        <Suspense fallback=|| view! { <p class="panel">{move || tr!("class-opening")}</p> }>
+            {move || Suspend::new(async move {
+                match page.await {
+                    Ok(data) => view! { <ClassScreen data /> }.into_any(),
+                    Err(e) => view! { <ClassRefused error=e /> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn ClassRefused(error: FnError) -> impl IntoView {
+    // Its status (403, 404) is set by `server::web::class_page_status`.
+    view! {
+        <section class="panel" role="alert" data-testid="class-refused">
+            <h1>{move || tr!("class-refused-title")}</h1>
+            <p>{move || error.text()}</p>
+            <p><a href="/teach">{move || tr!("class-refused-new")}</a></p>
+        </section>
+    }
+}
+
+#[component]
+fn ClassScreen(data: ClassPageData) -> impl IntoView {
+    let ClassPageData {
+        view: initial,
+        join_url,
+        qr_svg,
+    } = data;
+    let class_id = initial.id.clone();
+    let code = initial.code.clone();
+    let view = RwSignal::new(initial);
+    let live = RwSignal::new(false);
+    // The browser's clock minus the server's at the last view: "since" counts on this side.
+    let skew = RwSignal::new(0.0_f64);
+    let now = RwSignal::new(0.0_f64);
+    #[cfg(feature = "hydrate")]
+    {
+        let take = move |v: ClassView| {
+            skew.set(js_sys::Date::now() - v.now_ms as f64);
+            view.set(v);
+        };
+        skew.set(js_sys::Date::now() - view.with_untracked(|v| v.now_ms) as f64);
+        now.set(js_sys::Date::now());
+        let tick = set_interval_with_handle(
+            move || now.set(js_sys::Date::now()),
+            std::time::Duration::from_secs(1),
+        );
+        if let Ok(tick) = tick {
+            on_cleanup(move || tick.clear());
+        }
+        browser::follow(&format!("/teach/{class_id}/events"), take, live);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (&class_id, live, skew);
+    let server_now = move || {
+        let n = now.get();
+        if n == 0.0 {
+            view.with(|v| v.now_ms)
+        } else {
+            (n - skew.get()) as i64
+        }
+    };
+    let order = RwSignal::new(Order::Joined);
+    let rows = move || {
+        let mut students = view.with(|v| v.students.clone());
+        order.get().sort(&mut students);
+        students
+    };
+    let counts = move || view.with(ClassView::per_chapter);
+    let spaced = code.spaced();
+    view! {
+        <div class="class-page">
+            <section class="panel class-join" aria-labelledby="class-join-title">
+                <h1 id="class-join-title" class="visually-hidden">{move || tr!("class-title")}</h1>
+                <p class="class-join-say">{move || tr!("class-join-say")}</p>
+                <p class="class-code" data-testid="class-code" data-code=code.as_str().to_owned() aria-label=move || tr!("class-code-label")>
+                    {spaced}
+                </p>
+                <p>
+                    <a data-testid="class-join-link" href=join_url.clone() rel="external">{join_url.clone()}</a>
+                </p>
+                <div class="class-qr" role="img" aria-label=move || tr!("class-qr-label") inner_html=qr_svg></div>
+            </section>
+            <section class="panel class-students" aria-labelledby="class-students-title">
+                <h2 id="class-students-title">
+                    {move || tr_args("class-students-title", &[("n", digits(&view.with(|v| v.students.len()).to_string()))])}
+                </h2>
+                <p class="hint" data-testid="class-live" data-live=move || live.get().to_string()>
+                    {move || if live.get() { tr!("class-live") } else { tr!("class-not-live") }}
+                </p>
+                <ul class="class-counts" data-testid="class-counts">
+                    {move || {
+                        counts()
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, n)| **n > 0)
+                            .map(|(i, n)| {
+                                let label = if i == 0 {
+                                    tr!("class-count-none")
+                                } else {
+                                    tr_args("class-count-chapter", &[("n", digits(&format!("{i:02}")))])
+                                };
+                                view! {
+                                    <li data-testid="class-count" data-chapter=i.to_string() data-count=n.to_string()>
+                                        <span>{label}</span>" "<strong>{digits(&n.to_string())}</strong>
+                                    </li>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </ul>
+                <label class="class-order">
+                    {move || tr!("class-order")} " "
+                    <select
+                        data-testid="class-order"
+                        on:change=move |ev| {
+                            let id = event_target_value(&ev);
+                            if let Some(o) = Order::ALL.into_iter().find(|o| o.id() == id) {
+                                order.set(o);
+                            }
+                        }
+                    >
+                        {Order::ALL
+                            .into_iter()
+                            .map(|o| view! {
+                                <option value=o.id() selected=move || order.get() == o>
+                                    {move || tr_id(&format!("class-order-{}", o.id()))}
+                                </option>
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
+                <p class="hint">{move || if view.with(|v| v.students.is_empty()) { tr!("class-empty") } else { String::new() }}</p>
+                <div class="table-wrap">
+                    <table class="class-table">
+                        <thead>
+                            <tr>
+                                <th scope="col">{move || tr!("class-col-name")}</th>
+                                <th scope="col">{move || tr!("class-col-where")}</th>
+                                <th scope="col">{move || tr!("class-col-harm")}</th>
+                                <th scope="col">{move || tr!("class-col-last")}</th>
+                                <th scope="col">{move || tr!("class-col-since")}</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {move || {
+                                rows()
+                                    .into_iter()
+                                    .map(|s| view! { <StudentLine s now=Signal::derive(server_now) /> })
+                                    .collect_view()
+                            }}
+                        </tbody>
+                    </table>
+                </div>
+            </section>
+        </div>
+    }
+}
+
+#[component]
+fn StudentLine(s: StudentRow, now: Signal<i64>) -> impl IntoView {
+    let (chapter, done, total) = match s.progress {
+        Some(p) => (p.chapter, p.steps_done, p.steps_total()),
+        None => (0, 0, 0),
+    };
+    let since_ms = s.progress_ms;
+    let row = s.clone();
+    let stuck = Signal::derive(move || row.stuck(now.get()));
+    let where_text = move || match s.progress {
+        Some(_) => tr_args(
+            "class-where",
+            &[
+                ("n", digits(&format!("{chapter:02}"))),
+                ("done", digits(&done.to_string())),
+                ("total", digits(&total.to_string())),
+            ],
+        ),
+        None => tr!("class-where-none"),
+    };
+    let harm = s.harm;
+    let last = s.last_event.clone();
+    view! {
+        <tr
+            data-testid="class-student"
+            data-name=s.name.clone()
+            data-chapter=chapter.to_string()
+            data-steps-done=done.to_string()
+            data-damage=harm.id()
+            data-stuck=move || stuck.get().to_string()
+            class:stuck=move || stuck.get()
+        >
+            <th scope="row">{s.name.clone()}</th>
+            <td>{where_text}</td>
+            <td class=format!("harm harm-{}", harm.id())>{move || tr_id(&format!("class-harm-{}", harm.id()))}</td>
+            <td class="class-last">
+                {move || match &last {
+                    Some(e) => crate::app::lab::describe_event(e),
+                    None => tr!("class-last-none"),
+                }}
+            </td>
+            <td>
+                {move || {
+                    let minutes = ((now.get() - since_ms).max(0) / 60_000).to_string();
+                    tr_args("class-since", &[("minutes", digits(&minutes))])
+                }}
+                {move || stuck.get().then(|| view! { " " <span class="tag stuck">{move || tr!("class-stuck")}</span> })}
+            </td>
+        </tr>
+    }
+}
+
+#[cfg(feature = "hydrate")]
+mod browser {
+    use leptos::prelude::*;
+    use send_wrapper::SendWrapper;
+    use wasm_bindgen::prelude::*;
+    use web_sys::{EventSource, MessageEvent};
+
+    use crate::domain::class::ClassView;
+
+    /// Follows the class's live view; the browser reconnects by itself after a drop.
+    pub fn follow(url: &str, take: impl Fn(ClassView) + 'static, live: RwSignal<bool>) {
+        let Ok(source) = EventSource::new(url) else {
+            return;
+        };
+        let on_view = Closure::<dyn Fn(MessageEvent)>::new(move |m: MessageEvent| {
+            if let Some(v) = m
+                .data()
+                .as_string()
+                .and_then(|s| serde_json::from_str::<ClassView>(&s).ok())
+            {
+                take(v);
+            }
+        });
+        let on_open = Closure::<dyn Fn()>::new(move || live.set(true));
+        let on_error = Closure::<dyn Fn()>::new(move || live.set(false));
+        let _ = source.add_event_listener_with_callback("class", on_view.as_ref().unchecked_ref());
+        source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let held = SendWrapper::new((source, on_view, on_open, on_error));
+        on_cleanup(move || {
+            let (source, ..) = &*held;
+            source.close();
+        });
+    }
+}
