@@ -1,5 +1,13 @@
 import { test, expect, LabPage, noteSeed } from './lab-page';
 import type { Browser, Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+
+/** No serious or critical accessibility fault on the page. */
+async function accessible(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => v.id), page.url()).toEqual([]);
+}
 
 // A class (docs/reference.md §10): an instructor makes one, three students join (by the link
 // and by typing the code on the front page), and the instructor's view follows each of them:
@@ -86,6 +94,7 @@ test('an instructor and three students: join by link and by code, and the view f
   await again.getByTestId('join-go').click();
   await expect(again.getByTestId('join-problem')).not.toBeEmpty();
   expect(again.url()).toMatch(/\/join\//);
+  await accessible(again);
 
   // The view has all three, each in chapter 01 with no step done and no harm.
   await expect(teacher.getByTestId('class-student')).toHaveCount(3);
@@ -136,6 +145,8 @@ test('an instructor and three students: join by link and by code, and the view f
   await expect(row(teacher, 'Shimul')).toHaveAttribute('data-steps-done', '5');
   void tithiLab;
 
+  await accessible(teacher);
+
   // Ordered by harm, Shimul comes first.
   await teacher.getByTestId('class-order').selectOption('harm');
   await expect(teacher.getByTestId('class-student').first()).toHaveAttribute('data-name', 'Shimul');
@@ -164,4 +175,6 @@ test('a wrong code gets a clear page and a way to try again, never a 500', async
   const unknown = await page.goto('/teach/00000000-0000-4000-8000-000000000000');
   expect(unknown?.status()).toBe(404);
   await expect(page.getByTestId('class-refused')).toBeVisible();
+  await page.goto('/teach');
+  await accessible(page);
 });

@@ -18,6 +18,10 @@ pub fn Home() -> impl IntoView {
             </div>
             <p><A href="/day" attr:data-testid="home-day">{move || tr!("home-day")}</A></p>
         </section>
+        <section class="panel">
+            <h2>{move || tr!("home-own-title")}</h2>
+            <p>{move || tr!("home-own-text")}</p>
+        </section>
         <section class="panel home-class" aria-labelledby="home-class-title">
             <h2 id="home-class-title">{move || tr!("home-class-title")}</h2>
             <crate::app::class::join::JoinCodeForm />
@@ -25,10 +29,6 @@ pub fn Home() -> impl IntoView {
                 {move || tr!("home-teach")} " "
                 <a href="/teach" data-testid="home-teach">{move || tr!("home-teach-link")}</a>
             </p>
-        </section>
-        <section class="panel">
-            <h2>{move || tr!("home-own-title")}</h2>
-            <p>{move || tr!("home-own-text")}</p>
         </section>
     }
 }
