@@ -298,3 +298,83 @@ async fn the_class_stream_answers_its_instructor_alone() {
     drop(body);
     sandboxes.shutdown().await;
 }
+
+#[tokio::test]
+async fn only_the_instructors_browser_pushes_and_a_push_reaches_every_student() {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::ClassPush;
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create().await.unwrap();
+    let mut students = Vec::new();
+    for name in ["Shimul", "Tithi"] {
+        students.push(
+            teach::join(&sandboxes, None, class.code.as_str(), name)
+                .await
+                .unwrap(),
+        );
+    }
+    let options = LeptosOptions::builder()
+        .output_name("pocketpay-lab")
+        .build();
+    let app = web::app(options, sandboxes.clone());
+    let key_persistence = |id: String| {
+        let sandboxes = sandboxes.clone();
+        async move {
+            let state = sandboxes.get(&id).await.unwrap().state().await.unwrap();
+            state
+                .safeguards
+                .is_on(pocketpay_lab::domain::Safeguard::KeyPersistence)
+        }
+    };
+    let push = |cookie: Option<String>| {
+        let mut r = Request::post(<ClassPush as ServerFn>::PATH)
+            .header(header::HOST, "lab.test")
+            .header(header::ORIGIN, "http://lab.test")
+            .header(header::CONTENT_TYPE, "application/json");
+        if let Some(c) = cookie {
+            r = r.header(header::COOKIE, c);
+        }
+        let body = serde_json::json!({
+            "class": class.id,
+            "push": {"push": "preset", "scenario": 1, "variant": "unguarded"},
+        });
+        r.body(Body::from(body.to_string())).unwrap()
+    };
+    // Without the key, or with a wrong one: refused, and no lab changed.
+    for cookie in [None, Some(format!("{}=guess", secret_cookie(&class.id)))] {
+        let r = app.clone().oneshot(push(cookie.clone())).await.unwrap();
+        assert!(!r.status().is_success(), "{cookie:?}");
+        let body = axum::body::to_bytes(r.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&body).contains("not-your-class"),
+            "{}",
+            String::from_utf8_lossy(&body)
+        );
+        for id in &students {
+            assert!(key_persistence(id.clone()).await, "untouched");
+        }
+    }
+    // With it: every student's lab took it, and says so.
+    let r = app
+        .clone()
+        .oneshot(push(Some(format!(
+            "{}={}",
+            secret_cookie(&class.id),
+            class.secret
+        ))))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let body = axum::body::to_bytes(r.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(report, serde_json::json!({"took": 2, "of": 2}));
+    for id in &students {
+        assert!(!key_persistence(id.clone()).await, "scenario 1 unguarded");
+    }
+    sandboxes.shutdown().await;
+}

@@ -178,3 +178,54 @@ test('a wrong code gets a clear page and a way to try again, never a 500', async
   await page.goto('/teach');
   await accessible(page);
 });
+
+test('a push reaches every student: a scenario, a safeguard, frozen clocks, a reset asked twice', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const { teacher, link } = await makeClass(browser);
+  const labs: { page: Page; lab: LabPage }[] = [];
+  for (const name of ['Shimul', 'Tithi', 'Imran']) {
+    const page = await person(browser);
+    await page.goto(link);
+    labs.push({ page, lab: await joinAs(page, name) });
+  }
+  await expect(teacher.getByTestId('class-student')).toHaveCount(3);
+  const report = teacher.getByTestId('class-push-report');
+  const state = async (l: { page: Page; lab: LabPage }) =>
+    (await (await l.page.request.get(`/api/sandboxes/${l.lab.sandboxId()}/state`)).json());
+
+  // Scenario 1 with its guards off, in every lab at once.
+  await teacher.getByTestId('class-preset').selectOption('1-unguarded');
+  await teacher.getByTestId('class-push-preset').click();
+  await expect(report).toHaveAttribute('data-took', '3');
+  await expect(report).toHaveAttribute('data-of', '3');
+  for (const l of labs) {
+    const s = await state(l);
+    expect(s.safeguards.key_persistence, l.lab.sandboxId()).toBe(false);
+    expect(s.safeguards.idempotency_table).toBe(false);
+    // The student's own screen hears of it: the switch is off there too.
+    await expect(l.lab.safeguard('key_persistence')).not.toBeChecked();
+  }
+
+  // One safeguard back on for everyone.
+  await teacher.getByTestId('class-safeguard').selectOption('idempotency_table');
+  await teacher.getByTestId('class-push-safeguard-on').click();
+  for (const l of labs) await expect.poll(async () => (await state(l)).safeguards.idempotency_table).toBe(true);
+  await expect(report).toHaveAttribute('data-took', '3');
+
+  // Every clock frozen, then running again; the students' clocks show it.
+  await teacher.getByTestId('class-freeze').click();
+  await expect(teacher.getByTestId('class-freeze')).toHaveAttribute('data-frozen', 'true');
+  for (const l of labs) await expect(l.lab.clock).toHaveAttribute('data-mode', 'paused');
+  await teacher.getByTestId('class-freeze').click();
+  await expect(teacher.getByTestId('class-freeze')).toHaveAttribute('data-frozen', 'false');
+  for (const l of labs) await expect(l.lab.clock).toHaveAttribute('data-mode', 'live');
+
+  // A reset asks first; "No" changes nothing, "Yes" resets all three.
+  await teacher.getByTestId('class-reset-all').click();
+  await teacher.getByTestId('class-reset-cancel').click();
+  expect((await state(labs[0])).safeguards.key_persistence).toBe(false);
+  await teacher.getByTestId('class-reset-all').click();
+  await teacher.getByTestId('class-reset-confirm').click();
+  for (const l of labs) await expect.poll(async () => (await state(l)).safeguards.key_persistence).toBe(true);
+  await expect(report).toHaveAttribute('data-took', '3');
+});

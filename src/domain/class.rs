@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::course;
-use super::{ascii_digits, FieldError, TimelineEvent, Verdict};
+use super::scenario::Variant;
+use super::{ascii_digits, FieldError, Safeguard, TimelineEvent, Verdict};
 
 /// The join code's symbols: capitals and digits with every look-alike left out (0/O/D/Q, 1/I/L,
 /// 2/Z, 5/S, 8/B, U/V), so a code read off a projector is typed right.
@@ -234,6 +235,41 @@ impl ClassView {
     }
 }
 
+/// One thing the instructor does to every student's sandbox at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "push", rename_all = "snake_case")]
+pub enum Push {
+    /// Load scenario `scenario`'s preset (a reset, then its settings), guard on or off.
+    Preset { scenario: u8, variant: Variant },
+    /// Switch one safeguard on or off.
+    Safeguard { safeguard: Safeguard, on: bool },
+    /// Pause every clock (`true`) or let them run again (`false`).
+    Freeze { frozen: bool },
+    /// Back to the lesson's start.
+    Reset,
+}
+
+/// What a push did: how many of the class's sandboxes took it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushReport {
+    pub took: usize,
+    pub of: usize,
+}
+
+/// The presets a class can be sent: every scenario guarded and unguarded, and scenario 8's
+/// at-most-once run.
+pub fn pushable_presets() -> Vec<(u8, Variant)> {
+    let mut all = Vec::new();
+    for n in 1..=12u8 {
+        all.push((n, Variant::Guarded));
+        all.push((n, Variant::Unguarded));
+        if n == 8 {
+            all.push((n, Variant::AtMostOnce));
+        }
+    }
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,6 +382,15 @@ mod tests {
             steps_done: total,
         });
         assert!(!s.stuck(i64::MAX / 2), "a finished chapter is not stuck");
+    }
+
+    #[test]
+    fn every_pushable_preset_exists() {
+        let all = pushable_presets();
+        assert_eq!(all.len(), 25);
+        for (n, v) in all {
+            assert!(crate::domain::scenario::preset(n, v).is_some(), "{n} {v:?}");
+        }
     }
 
     #[test]

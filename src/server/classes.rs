@@ -281,6 +281,13 @@ impl Classes {
         Ok(())
     }
 
+    /// Marks the class used now and tells its view to look again (after a push).
+    pub async fn touch(&self, class_id: &str) -> Result<(), LabError> {
+        self.used(class_id, now_ms()).await?;
+        self.bump(class_id);
+        Ok(())
+    }
+
     async fn used(&self, class_id: &str, now: i64) -> Result<(), LabError> {
         sqlx::query("UPDATE classes SET used_ms = ?2 WHERE id = ?1")
             .bind(class_id)

@@ -8,8 +8,8 @@ use uuid::Uuid;
 use super::classes::now_ms;
 use super::error::LabError;
 use super::sandboxes::Sandboxes;
-use crate::domain::class::{ClassCode, ClassView};
-use crate::domain::ClockMode;
+use crate::domain::class::{ClassCode, ClassView, Push, PushReport};
+use crate::domain::{ClockCommand, ClockMode};
 
 /// A student joins a class under a name: a new sandbox of their own (with the id the balancer
 /// names, if any), tied to the class. Returns the sandbox's id.
@@ -66,4 +66,60 @@ pub async fn view(
         now_ms: now_ms(),
         students,
     })
+}
+
+/// Does one thing to every student's sandbox at once (loading the ones not running), each
+/// sandbox on its own owner, all at the same time. Reports how many took it; a sandbox that
+/// failed (expired, or the server full) is logged and not counted.
+pub async fn push(
+    sandboxes: &Sandboxes,
+    class_id: &str,
+    push: Push,
+) -> Result<PushReport, LabError> {
+    let preset = match push {
+        Push::Preset { scenario, variant } => Some(
+            crate::domain::scenario::preset(scenario, variant)
+                .ok_or_else(|| LabError::UnknownScenario(scenario.to_string()))?,
+        ),
+        _ => None,
+    };
+    let classes = sandboxes.classes();
+    let students = classes.students(class_id).await?;
+    let of = students.len();
+    let each = students.into_iter().map(|(student, _)| {
+        let preset = preset.clone();
+        async move {
+            let handle = sandboxes.get(&student.sandbox).await?;
+            match push {
+                Push::Preset { .. } => handle.load_scenario(preset.expect("checked above")).await?,
+                Push::Safeguard { safeguard, on } => handle
+                    .set_safeguards(serde_json::json!({ safeguard.id(): on }))
+                    .await
+                    .map(drop)?,
+                Push::Freeze { frozen } => handle
+                    .clock(vec![if frozen {
+                        ClockCommand::Pause
+                    } else {
+                        ClockCommand::Resume
+                    }])
+                    .await
+                    .map(drop)?,
+                Push::Reset => handle.reset().await?,
+            }
+            Ok::<_, LabError>(())
+        }
+    });
+    let results = futures::future::join_all(each).await;
+    let took = results
+        .iter()
+        .filter(|r| match r {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(class = %class_id, "a push did not take: {e}");
+                false
+            }
+        })
+        .count();
+    classes.touch(class_id).await?;
+    Ok(PushReport { took, of })
 }

@@ -10,7 +10,7 @@ use leptos::server_fn;
 use serde::{Deserialize, Serialize};
 
 use crate::app::error::FnError;
-use crate::domain::class::{ClassView, Progress};
+use crate::domain::class::{ClassView, Progress, Push, PushReport};
 
 /// Where a student's lab remembers that its sandbox belongs to a class, so it reports each step
 /// (`pocketpay-lab:class:{sandbox}`; a sandbox in no class sends nothing).
@@ -77,6 +77,18 @@ pub async fn class_page(class: String) -> Result<ClassPageData, FnError> {
         join_url,
         view,
     })
+}
+
+/// Does one thing to every student's sandbox; only the class's instructor may.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn class_push(class: String, push: Push) -> Result<PushReport, FnError> {
+    use crate::server::classes::secret_cookie;
+    use crate::server::web::cookie;
+    let headers = request_headers();
+    classes()
+        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
+        .await?;
+    Ok(crate::server::teach::push(&crate::app::lab::sandboxes(), &class, push).await?)
 }
 
 /// The code, spaced for reading, if it names a living class.

@@ -5,10 +5,12 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 use leptos_router::hooks::use_params_map;
 
-use super::{class_page, create_class, ClassPageData};
+use super::{class_page, class_push, create_class, ClassPageData};
 use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_args, tr_id};
-use crate::domain::class::{ClassView, Harm, StudentRow};
+use crate::domain::class::{pushable_presets, ClassView, Harm, Push, PushReport, StudentRow};
+use crate::domain::scenario::Variant;
+use crate::domain::Safeguard;
 
 /// `/teach`: what a class is, and the button that makes one.
 #[component]
@@ -137,6 +139,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
         qr_svg,
     } = data;
     let class_id = initial.id.clone();
+    let class_id_view = initial.id.clone();
     let code = initial.code.clone();
     let view = RwSignal::new(initial);
     let live = RwSignal::new(false);
@@ -180,6 +183,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
     let spaced = code.spaced();
     view! {
         <div class="class-page">
+            <div class="class-side">
             <section class="panel class-join" aria-labelledby="class-join-title">
                 <h1 id="class-join-title" class="visually-hidden">{move || tr!("class-title")}</h1>
                 <p class="class-join-say">{move || tr!("class-join-say")}</p>
@@ -191,6 +195,8 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
                 </p>
                 <div class="class-qr" role="img" aria-label=move || tr!("class-qr-label") inner_html=qr_svg></div>
             </section>
+            <PushPanel class=class_id_view.clone() count=Signal::derive(move || view.with(|v| v.students.len())) />
+            </div>
             <section class="panel class-students" aria-labelledby="class-students-title">
                 <h2 id="class-students-title">
                     {move || tr_args("class-students-title", &[("n", digits(&view.with(|v| v.students.len()).to_string()))])}
@@ -264,6 +270,156 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
                 </div>
             </section>
         </div>
+    }
+}
+
+/// One thing to every student's lab at once: a scenario guarded or not, a safeguard, the
+/// clocks frozen or running, a reset (asked twice). Each is one request; the line under the
+/// buttons says how many labs took it.
+#[component]
+fn PushPanel(class: String, count: Signal<usize>) -> impl IntoView {
+    // Each push answers with what was pushed, so the freeze button can follow what took.
+    let push = Action::new(move |p: &Push| {
+        let (class, p) = (class.clone(), *p);
+        async move { class_push(class, p).await.map(|r| (p, r)) }
+    });
+    let preset = RwSignal::new((1u8, Variant::Unguarded));
+    let safeguard = RwSignal::new(Safeguard::ALL[0]);
+    let frozen = RwSignal::new(false);
+    let confirming = RwSignal::new(false);
+    let send = move |p: Push| {
+        confirming.set(false);
+        push.dispatch(p);
+    };
+    Effect::new(move |_| {
+        if let Some(Ok((Push::Freeze { frozen: f }, _))) = push.value().get() {
+            frozen.set(f);
+        }
+    });
+    let report = move || push.value().get().and_then(Result::ok).map(|(_, r)| r);
+    let variant_word = |v: Variant| match v {
+        Variant::Guarded => tr_id("variant-guarded"),
+        Variant::Unguarded => tr_id("variant-unguarded"),
+        Variant::AtMostOnce => tr_id("class-variant-at-most-once"),
+    };
+    let busy = move || push.pending().get();
+    view! {
+        <section class="panel class-push" aria-labelledby="class-push-title">
+            <h2 id="class-push-title">{move || tr!("class-push-title")}</h2>
+            <div class="class-push-row">
+                <label for="class-preset">{move || tr!("class-preset")}</label>
+                <select
+                    id="class-preset"
+                    data-testid="class-preset"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        if let Some(p) = pushable_presets()
+                            .into_iter()
+                            .find(|(n, var)| format!("{n}-{}", var.id()) == v)
+                        {
+                            preset.set(p);
+                        }
+                    }
+                >
+                    {pushable_presets()
+                        .into_iter()
+                        .map(|(n, v)| {
+                            let value = format!("{n}-{}", v.id());
+                            view! {
+                                <option value=value selected=move || preset.get() == (n, v)>
+                                    {move || format!(
+                                        "{} · {}",
+                                        tr_args("class-scenario", &[("n", digits(&n.to_string())), ("name", tr_id(&format!("scenario-name-{n}")))]),
+                                        variant_word(v),
+                                    )}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+                <button
+                    type="button"
+                    class="button primary"
+                    data-testid="class-push-preset"
+                    disabled=busy
+                    on:click=move |_| {
+                        let (scenario, variant) = preset.get_untracked();
+                        send(Push::Preset { scenario, variant });
+                    }
+                >
+                    {move || tr!("class-push-preset")}
+                </button>
+            </div>
+            <div class="class-push-row">
+                <label for="class-safeguard">{move || tr!("class-safeguard")}</label>
+                <select
+                    id="class-safeguard"
+                    data-testid="class-safeguard"
+                    on:change=move |ev| {
+                        if let Some(s) = Safeguard::from_id(&event_target_value(&ev)) {
+                            safeguard.set(s);
+                        }
+                    }
+                >
+                    {Safeguard::ALL
+                        .into_iter()
+                        .map(|s| view! {
+                            <option value=s.id() selected=move || safeguard.get() == s>
+                                {move || format!("{} ({})", tr_id(&format!("safeguard-{}-name", s.id())), s.id())}
+                            </option>
+                        })
+                        .collect_view()}
+                </select>
+                <button type="button" class="button" data-testid="class-push-safeguard-off" disabled=busy
+                    on:click=move |_| send(Push::Safeguard { safeguard: safeguard.get_untracked(), on: false })>
+                    {move || tr!("class-switch-off")}
+                </button>
+                <button type="button" class="button" data-testid="class-push-safeguard-on" disabled=busy
+                    on:click=move |_| send(Push::Safeguard { safeguard: safeguard.get_untracked(), on: true })>
+                    {move || tr!("class-switch-on")}
+                </button>
+            </div>
+            <div class="class-push-row">
+                <button type="button" class="button" data-testid="class-freeze" data-frozen=move || frozen.get().to_string()
+                    aria-pressed=move || frozen.get().to_string() disabled=busy
+                    on:click=move |_| send(Push::Freeze { frozen: !frozen.get_untracked() })>
+                    {move || if frozen.get() { tr!("class-thaw") } else { tr!("class-freeze") }}
+                </button>
+                {move || if confirming.get() {
+                    view! {
+                        <span class="class-confirm" role="group">
+                            <span>{tr_args("class-reset-ask", &[("n", digits(&count.get().to_string()))])}</span>
+                            " "
+                            <button type="button" class="button danger" data-testid="class-reset-confirm" disabled=busy
+                                on:click=move |_| send(Push::Reset)>
+                                {tr!("class-reset-yes")}
+                            </button>
+                            " "
+                            <button type="button" class="button" data-testid="class-reset-cancel" on:click=move |_| confirming.set(false)>
+                                {tr!("class-reset-no")}
+                            </button>
+                        </span>
+                    }.into_any()
+                } else {
+                    view! {
+                        <button type="button" class="button" data-testid="class-reset-all" disabled=busy
+                            on:click=move |_| confirming.set(true)>
+                            {tr!("class-reset-all")}
+                        </button>
+                    }.into_any()
+                }}
+            </div>
+            <p class="hint" role="status" aria-live="polite" data-testid="class-push-report"
+                data-took=move || report().map(|r: PushReport| r.took.to_string())
+                data-of=move || report().map(|r| r.of.to_string())>
+                {move || match push.value().get() {
+                    _ if busy() => tr!("class-pushing"),
+                    Some(Ok((_, r))) => tr_args("class-pushed", &[("took", digits(&r.took.to_string())), ("of", digits(&r.of.to_string()))]),
+                    Some(Err(e)) => e.text(),
+                    None => String::new(),
+                }}
+            </p>
+        </section>
     }
 }
 
