@@ -1,6 +1,9 @@
 //! A class on one server: N sandboxes, each with an open event stream and one transfer a
 //! second, over real HTTP against the release server in its own process:
 //!   cargo leptos build --release --split && cargo bench --features ssr --bench classroom
+//! `CLASSROOM_MODE=class` runs a class instead (`class_mode`: students joined to one class, the
+//! instructor's view open, a pushed preset, then "now tap Send"; CLASSROOM_SIZES default 200,
+//! CLASSROOM_STEADY_SECS default 60).
 //! Settings (environment): CLASSROOM_SERVER (the server binary, default
 //! target/release/pocketpay-lab), CLASSROOM_SIZES (default 50,100,200,400), CLASSROOM_SECS (how
 //! long each class sends, default 20). Each sandbox runs live at ×10 with no simulated network
@@ -45,6 +48,13 @@ async fn main() {
                 .expect("CLASSROOM_SIZES: numbers separated by commas")
         })
         .collect();
+    if setting("CLASSROOM_MODE").as_deref() == Some("class") {
+        let sizes = setting("CLASSROOM_SIZES").unwrap_or_else(|| "200".into());
+        for n in sizes.split(',') {
+            class_mode(&binary, n.trim().parse().expect("CLASSROOM_SIZES: numbers")).await;
+        }
+        return;
+    }
     let secs: u64 = setting("CLASSROOM_SECS")
         .map(|s| s.parse().expect("CLASSROOM_SECS: a number of seconds"))
         .unwrap_or(20);
@@ -325,4 +335,268 @@ fn note_refusal(tally: &Tally, r: &reqwest::Response) {
             tally.other.fetch_add(1, Ordering::Relaxed);
         }
     }
+}
+
+/// `CLASSROOM_MODE=class`: N students joined to one class, each with its sandbox's stream open,
+/// and the instructor's class view open. A preset is pushed to all; then "now tap Send": every
+/// student sends a transfer within 2 s and reports the step it ticks, and the bench times each
+/// answer and how long until the class view shows that student's step; then a transfer every
+/// 5 s per student for `CLASSROOM_STEADY_SECS` (default 60).
+async fn class_mode(binary: &PathBuf, n: usize) {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::{ClassPage, ClassPush, CreateClass, JoinClass, ReportProgress};
+    let steady: u64 = setting("CLASSROOM_STEADY_SECS")
+        .map(|s| {
+            s.parse()
+                .expect("CLASSROOM_STEADY_SECS: a number of seconds")
+        })
+        .unwrap_or(60);
+    let client = Client::builder()
+        .pool_max_idle_per_host(n * 3)
+        .build()
+        .unwrap();
+    let server = Server::start(binary, &client).await;
+    let idle_fds = server.fds();
+    let rpc = |path: &str| format!("{}{path}", server.base);
+    // The instructor: a class, its key (the cookie), its code.
+    let made = client
+        .post(rpc(<CreateClass as ServerFn>::PATH))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let cookie = made.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let class: String = made.json().await.unwrap();
+    let page: Value = client
+        .post(rpc(<ClassPage as ServerFn>::PATH))
+        .header("cookie", &cookie)
+        .json(&json!({"class": class}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let code = page["view"]["code"].as_str().unwrap().to_owned();
+    // The students join, each opening its own stream.
+    let mut ids = Vec::new();
+    let mut streams = Vec::new();
+    let joined = Instant::now();
+    for i in 0..n {
+        let r = client
+            .post(rpc(<JoinClass as ServerFn>::PATH))
+            .json(&json!({"code": code, "name": format!("student {i}")}))
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success(), "join {i}: {}", r.status());
+        let id: String = r.json().await.unwrap();
+        let stream = client
+            .get(format!("{}/api/sandboxes/{id}/events", server.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status(), 200, "stream {i}");
+        streams.push(tokio::spawn(async move {
+            let mut body = stream.bytes_stream();
+            while let Some(Ok(_)) = body.next().await {}
+        }));
+        ids.push(id);
+    }
+    let join_secs = joined.elapsed().as_secs_f64();
+    // The instructor's view: when each student's row first shows a step done.
+    let seen: Arc<Mutex<std::collections::HashMap<String, Instant>>> = Arc::default();
+    let view = client
+        .get(format!("{}/teach/{class}/events", server.base))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(view.status(), 200);
+    let watcher = {
+        let seen = seen.clone();
+        tokio::spawn(async move {
+            let mut body = view.bytes_stream();
+            let mut text = String::new();
+            while let Some(Ok(chunk)) = body.next().await {
+                text.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(end) = text.find("\n\n") {
+                    let message: String = text.drain(..end + 2).collect();
+                    let Some(data) = message.lines().find_map(|l| l.strip_prefix("data:")) else {
+                        continue;
+                    };
+                    let Ok(v) = serde_json::from_str::<Value>(data.trim()) else {
+                        continue;
+                    };
+                    let now = Instant::now();
+                    let mut seen = seen.lock().unwrap();
+                    for s in v["students"].as_array().into_iter().flatten() {
+                        if s["progress"]["steps_done"].as_u64() == Some(1) {
+                            if let Some(id) = s["sandbox"].as_str() {
+                                seen.entry(id.to_owned()).or_insert(now);
+                            }
+                        }
+                    }
+                }
+            }
+        })
+    };
+    // The push: scenario 1, guard on, to everyone.
+    let pushed = Instant::now();
+    let report: Value = client
+        .post(rpc(<ClassPush as ServerFn>::PATH))
+        .header("cookie", &cookie)
+        .json(&json!({"class": class, "push": {"push": "preset", "scenario": 1, "variant": "guarded"}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let push_ms = pushed.elapsed().as_secs_f64() * 1e3;
+    assert_eq!(report["took"].as_u64(), Some(n as u64), "{report}");
+    // Set-up, not measured: no simulated latency or loss, the clock at ×10.
+    for id in &ids {
+        let url = format!("{}/api/sandboxes/{id}", server.base);
+        client
+            .put(format!("{url}/faults"))
+            .json(&json!({"latency_ms": 0, "gateway_latency_ms": 0, "response_loss_pct": 0, "request_loss_pct": 0}))
+            .send()
+            .await
+            .unwrap()
+            .error_for_status()
+            .unwrap();
+        client
+            .post(format!("{url}/clock"))
+            .json(&json!({"speed": 10}))
+            .send()
+            .await
+            .unwrap();
+    }
+    // "Now tap Send": everyone within 2 s; each answer, then the step reported.
+    let tap = {
+        let (client, base, seen) = (client.clone(), server.base.clone(), seen.clone());
+        move |id: String, key: String, report: bool| {
+            let (client, base, seen) = (client.clone(), base.clone(), seen.clone());
+            async move {
+                let sent = Instant::now();
+                let r = client
+                    .post(format!("{base}/api/sandboxes/{id}/transfers"))
+                    .header("Authorization", "Bearer shimul")
+                    .header("Idempotency-Key", key)
+                    .json(&json!({"to": "tithi", "amount": 1}))
+                    .timeout(Duration::from_secs(30))
+                    .send()
+                    .await;
+                let answer = sent.elapsed();
+                let ok = r.is_ok_and(|r| r.status() == 201);
+                let mut shown = None;
+                if report && ok {
+                    let reported = Instant::now();
+                    client
+                        .post(format!("{base}{}", <ReportProgress as ServerFn>::PATH))
+                        .header("referer", format!("{base}/lab/{id}"))
+                        .json(&json!({"sandbox": id, "progress": {"chapter": 1, "steps_done": 1}}))
+                        .send()
+                        .await
+                        .unwrap();
+                    let deadline = reported + Duration::from_secs(10);
+                    while Instant::now() < deadline {
+                        if let Some(at) = seen.lock().unwrap().get(&id) {
+                            shown = Some(at.saturating_duration_since(reported));
+                            break;
+                        }
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                }
+                (ok, answer, shown)
+            }
+        }
+    };
+    let mut taps = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let offset = Duration::from_millis((i as u64 * 2000) / n.max(1) as u64);
+        let tap = tap(id.clone(), "tap".into(), true);
+        taps.push(tokio::spawn(async move {
+            tokio::time::sleep(offset).await;
+            tap.await
+        }));
+    }
+    let mut answers = Vec::new();
+    let mut shown = Vec::new();
+    let mut failed = 0;
+    for t in taps {
+        let (ok, answer, view) = t.await.unwrap();
+        if !ok {
+            failed += 1;
+        }
+        answers.push(answer);
+        match view {
+            Some(v) => shown.push(v),
+            None => failed += 1,
+        }
+    }
+    // Then steady: a transfer every 5 s per student.
+    let mut drivers = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let offset = Duration::from_millis((i as u64 * 5000) / n.max(1) as u64);
+        let (id, tap) = (id.clone(), tap.clone());
+        drivers.push(tokio::spawn(async move {
+            tokio::time::sleep(offset).await;
+            let mut tick = tokio::time::interval(Duration::from_secs(5));
+            let mut out = Vec::new();
+            for k in 0..steady / 5 {
+                tick.tick().await;
+                out.push(tap(id.clone(), format!("steady-{k}"), false).await);
+            }
+            out
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(steady / 2)).await;
+    let fds = server.fds();
+    let (rss, _) = server.memory();
+    let mut steady_answers = Vec::new();
+    let mut steady_failed = 0;
+    for d in drivers {
+        for (ok, answer, _) in d.await.unwrap() {
+            if !ok {
+                steady_failed += 1;
+            }
+            steady_answers.push(answer);
+        }
+    }
+    let (_, peak) = server.memory();
+    watcher.abort();
+    for s in &streams {
+        s.abort();
+    }
+    let ms = |mut v: Vec<Duration>, p: f64| -> f64 {
+        if v.is_empty() {
+            return f64::NAN;
+        }
+        v.sort_unstable();
+        v[((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1].as_secs_f64() * 1e3
+    };
+    println!("a class of {n} on one server, the instructor's view open:");
+    println!("  joins: {n} in {join_secs:.1} s, each with its stream; push of scenario 1 to all: {push_ms:.0} ms, {} took it", report["took"]);
+    println!(
+        "  now tap Send (all within 2 s): answer p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms; the view shows the step p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms; {failed} failed",
+        ms(answers.clone(), 0.5), ms(answers.clone(), 0.99), ms(answers, 1.0),
+        ms(shown.clone(), 0.5), ms(shown.clone(), 0.99), ms(shown, 1.0),
+    );
+    println!(
+        "  then a transfer every 5 s each for {steady} s: {} sent, answer p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {steady_failed} failed",
+        steady_answers.len(),
+        ms(steady_answers.clone(), 0.5), ms(steady_answers.clone(), 0.99), ms(steady_answers, 1.0),
+    );
+    println!(
+        "  RSS {rss:.0} MB (peak {peak:.0} MB), {fds} descriptors ({:.1} a student over an idle server's)",
+        fds.saturating_sub(idle_fds) as f64 / n.max(1) as f64
+    );
 }
