@@ -291,12 +291,7 @@ async fn class(binary: &PathBuf, n: usize, secs: u64) {
     let _ = server.child.kill().await;
     let mut lat = tally.latencies_us.lock().unwrap().clone();
     lat.sort_unstable();
-    let pct = |p: f64| -> f64 {
-        if lat.is_empty() {
-            return f64::NAN;
-        }
-        lat[((lat.len() as f64 * p).ceil() as usize).clamp(1, lat.len()) - 1] as f64 / 1e3
-    };
+    let pct = |p: f64| percentile(&lat, p) / 1e3;
     let loaded = ids.len().max(1);
     println!(
         "{:>5} {:>7} {:>6} {:>5} {:>5} {:>8.1} {:>8.1} {:>8.1} {:>9} {:>8.0} {:>8.0} {:>6} {:>9.1}",
@@ -576,12 +571,10 @@ async fn class_mode(binary: &PathBuf, n: usize) {
     for s in &streams {
         s.abort();
     }
-    let ms = |mut v: Vec<Duration>, p: f64| -> f64 {
-        if v.is_empty() {
-            return f64::NAN;
-        }
-        v.sort_unstable();
-        v[((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1].as_secs_f64() * 1e3
+    let ms = |v: Vec<Duration>, p: f64| {
+        let mut us: Vec<u64> = v.iter().map(|d| d.as_micros() as u64).collect();
+        us.sort_unstable();
+        percentile(&us, p) / 1e3
     };
     println!("a class of {n} on one server, the instructor's view open:");
     println!("  joins: {n} in {join_secs:.1} s, each with its stream; push of scenario 1 to all: {push_ms:.0} ms, {} took it", report["took"]);
@@ -599,4 +592,12 @@ async fn class_mode(binary: &PathBuf, n: usize) {
         "  RSS {rss:.0} MB (peak {peak:.0} MB), {fds} descriptors ({:.1} a student over an idle server's)",
         fds.saturating_sub(idle_fds) as f64 / n.max(1) as f64
     );
+}
+
+/// The value at fraction `p` of sorted values (nearest rank), NaN for none.
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1] as f64
 }
