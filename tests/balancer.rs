@@ -401,3 +401,162 @@ async fn day_upstreams(lb: &Balancer) -> Vec<String> {
     }
     upstreams
 }
+
+/// A class behind the balancer: its pages, its students' sandboxes (made by joining through
+/// the balancer) and its pushes all on one server, whichever the class's prefix hashes to; a
+/// read-only mirror follows its sandbox to that sandbox's server.
+#[tokio::test]
+async fn a_class_and_its_students_live_on_one_server_behind_the_committed_nginx_config() {
+    use pocketpay_lab::app::class::{ClassPage, ClassPush, CreateClass, JoinClass, ReportProgress};
+    use pocketpay_lab::app::lab::MirrorLink;
+    let env = [("LAB_NEW_SANDBOX_HEADER", HEADER)];
+    let (a, b) = (
+        TestLab::start_with(&env).await,
+        TestLab::start_with(&env).await,
+    );
+    let labs = [&a, &b];
+    let lb = Balancer::start(labs).await;
+
+    // The instructor makes a class from /teach; the answer carries the class's key.
+    let r = lb
+        .client
+        .post(lb.url(CreateClass::PATH))
+        .header("referer", lb.url("/teach"))
+        .header("origin", &lb.base)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let home = r.headers()["x-lab-upstream"].to_str().unwrap().to_owned();
+    let key = r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let class: String = r.json().await.unwrap();
+    let instructor = |path: &str, page: &str, body: Value| {
+        lb.client
+            .post(lb.url(path))
+            .header("referer", lb.url(page))
+            .header("origin", &lb.base)
+            .header("cookie", &key)
+            .json(&body)
+    };
+    let teach_page = format!("/teach/{class}");
+    let (status, _, body) = lb
+        .send(instructor(
+            ClassPage::PATH,
+            &teach_page,
+            json!({"class": class}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let code = serde_json::from_str::<Value>(&body).unwrap()["view"]["code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, upstream, _) = lb
+        .send(lb.client.get(lb.url(&teach_page)).header("cookie", &key))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(upstream, home, "the class page is on the class's server");
+
+    // Three students join through the balancer, by the join page's own calls.
+    let join_page = format!("/join/{code}");
+    let mut students = Vec::new();
+    for name in ["Shimul", "Tithi", "Imran"] {
+        let (status, upstream, _) = lb.get(&join_page).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(upstream, home);
+        let (status, upstream, body) = lb
+            .call(
+                JoinClass::PATH,
+                &join_page,
+                json!({"code": code, "name": name}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(upstream, home);
+        let sandbox: String = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            addr(holder(labs, &sandbox)),
+            home,
+            "{name}'s lab is beside the class"
+        );
+        // Their lab, its API and its reports all reach that server.
+        let lab_page = format!("/lab/{sandbox}");
+        for path in [lab_page.clone(), format!("/api/sandboxes/{sandbox}/state")] {
+            let (status, upstream, _) = lb.get(&path).await;
+            assert_eq!(status, StatusCode::OK, "{path}");
+            assert_eq!(upstream, home, "{path}");
+        }
+        let (status, _, body) = lb
+            .call(
+                ReportProgress::PATH,
+                &lab_page,
+                json!({"sandbox": sandbox, "progress": {"chapter": 1, "steps_done": 1, "ticked": 1}}),
+            )
+            .await;
+        assert_eq!((status, body.as_str()), (StatusCode::OK, "true"));
+        students.push(sandbox);
+    }
+    // The view follows them; a push reaches every one.
+    let (_, _, body) = lb
+        .send(instructor(
+            ClassPage::PATH,
+            &teach_page,
+            json!({"class": class}),
+        ))
+        .await;
+    let view: Value = serde_json::from_str(&body).unwrap();
+    let rows = view["view"]["students"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|s| s["progress"]["chapter"] == 1), "{body}");
+    let (status, _, body) = lb
+        .send(instructor(
+            ClassPush::PATH,
+            &teach_page,
+            json!({"class": class, "push": {"push": "preset", "scenario": 1, "variant": "unguarded"}}),
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, r#"{"took":3,"of":3}"#);
+    // The instructor opens a student's lab read-only: the mirror is on the same server.
+    let r = lb
+        .client
+        .get(lb.url(&format!("/teach/{class}/students/{}/open", students[0])))
+        .header("cookie", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let watch = r.headers()["location"].to_str().unwrap().to_owned();
+    let (status, upstream, _) = lb.get(&watch).await;
+    assert_eq!(status, StatusCode::OK, "{watch}");
+    assert_eq!(upstream, home);
+
+    // A mirror of any sandbox follows it to its server.
+    for _ in 0..6 {
+        let (status, _, body) = lb.post("/api/sandboxes", json!({"paused": true})).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        let id = serde_json::from_str::<Value>(&body).unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let (status, _, body) = lb
+            .call(
+                MirrorLink::PATH,
+                &format!("/lab/{id}"),
+                json!({"sandbox": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let token: String = serde_json::from_str(&body).unwrap();
+        let (status, upstream, _) = lb.get(&format!("/watch/{token}")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(upstream, addr(holder(labs, &id)), "the mirror of {id}");
+    }
+}

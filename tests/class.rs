@@ -91,43 +91,19 @@ async fn a_class_is_made_joined_followed_and_kept_across_a_restart() {
     ));
 
     // Progress: checked against the course, kept, and shown; a sandbox in no class is told so.
-    for bad in [
-        Progress {
-            chapter: 0,
-            steps_done: 0,
-        },
-        Progress {
-            chapter: 1,
-            steps_done: 99,
-        },
-    ] {
+    for bad in [Progress::new(0, 0), Progress::new(1, 99)] {
         assert!(matches!(
             classes.report(&shimul, bad).await,
             Err(LabError::Invalid(_))
         ));
     }
-    assert!(classes
-        .report(
-            &shimul,
-            Progress {
-                chapter: 1,
-                steps_done: 2
-            }
-        )
-        .await
-        .unwrap());
+    assert!(classes.report(&shimul, Progress::new(1, 2)).await.unwrap());
     let stranger = sandboxes
         .create(None, Some(7), pocketpay_lab::domain::ClockMode::Paused)
         .await
         .unwrap();
     assert!(!classes
-        .report(
-            &stranger.id.to_string(),
-            Progress {
-                chapter: 1,
-                steps_done: 1
-            }
-        )
+        .report(&stranger.id.to_string(), Progress::new(1, 1))
         .await
         .unwrap());
 
@@ -137,13 +113,7 @@ async fn a_class_is_made_joined_followed_and_kept_across_a_restart() {
     let names: Vec<&str> = view.students.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["Shimul", "Tithi"]);
     let s = &view.students[0];
-    assert_eq!(
-        s.progress,
-        Some(Progress {
-            chapter: 1,
-            steps_done: 2
-        })
-    );
+    assert_eq!(s.progress, Some(Progress::new(1, 2)));
     assert_eq!(s.harm, Harm::None);
     assert!(
         s.last_event.is_some(),
@@ -155,16 +125,7 @@ async fn a_class_is_made_joined_followed_and_kept_across_a_restart() {
     // Reporting the same place again keeps the time of the last step.
     let before = s.progress_ms;
     tokio::time::sleep(Duration::from_millis(5)).await;
-    classes
-        .report(
-            &shimul,
-            Progress {
-                chapter: 1,
-                steps_done: 2,
-            },
-        )
-        .await
-        .unwrap();
+    classes.report(&shimul, Progress::new(1, 2)).await.unwrap();
     let again = teach::view(&sandboxes, &class.id, class.code.clone())
         .await
         .unwrap();
@@ -376,5 +337,440 @@ async fn only_the_instructors_browser_pushes_and_a_push_reaches_every_student() 
     for id in &students {
         assert!(!key_persistence(id.clone()).await, "scenario 1 unguarded");
     }
+    sandboxes.shutdown().await;
+}
+
+/// A request as a browser on `lab.test` sends it, with a cookie and a JSON body if given.
+fn browser(
+    method: &str,
+    path: &str,
+    cookie: Option<&str>,
+    body: Option<serde_json::Value>,
+) -> Request<Body> {
+    let mut r = Request::builder()
+        .method(method)
+        .uri(path)
+        .header(header::HOST, "lab.test")
+        .header(header::ORIGIN, "http://lab.test");
+    if let Some(c) = cookie {
+        r = r.header(header::COOKIE, c);
+    }
+    match body {
+        Some(b) => r
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(b.to_string()))
+            .unwrap(),
+        None => r.body(Body::empty()).unwrap(),
+    }
+}
+
+async fn text(r: axum::response::Response) -> String {
+    let body = axum::body::to_bytes(r.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+fn app_over(sandboxes: &Sandboxes) -> axum::Router {
+    let options = LeptosOptions::builder()
+        .output_name("pocketpay-lab")
+        .build();
+    web::app(options, sandboxes.clone())
+}
+
+#[tokio::test]
+async fn a_lock_holds_the_students_switches_and_outlives_a_restart() {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::ClassPush;
+    use pocketpay_lab::domain::class::Push;
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create().await.unwrap();
+    let student = teach::join(&sandboxes, None, class.code.as_str(), "Imran")
+        .await
+        .unwrap();
+    assert!(
+        student.starts_with("c1a55000-"),
+        "a class student's sandbox carries the class prefix: {student}"
+    );
+    let key = format!("{}={}", secret_cookie(&class.id), class.secret);
+    let app = app_over(&sandboxes);
+    let put = |on: bool| {
+        browser(
+            "PUT",
+            &format!("/api/sandboxes/{student}/safeguards"),
+            None,
+            Some(serde_json::json!({"idempotency_table": on})),
+        )
+    };
+    let push = |p: Push| {
+        browser(
+            "POST",
+            <ClassPush as ServerFn>::PATH,
+            Some(&key),
+            Some(serde_json::json!({"class": class.id, "push": p})),
+        )
+    };
+    // A student's switch works before the lock.
+    assert_eq!(app.clone().oneshot(put(false)).await.unwrap().status(), 200);
+    let r = app
+        .clone()
+        .oneshot(push(Push::Lock { locked: true }))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(text(r).await, r#"{"took":1,"of":1}"#);
+    // Locked: the student's own change is refused, and nothing changed.
+    let r = app.clone().oneshot(put(true)).await.unwrap();
+    assert_eq!(r.status(), 423);
+    assert!(text(r).await.contains("locked-by-class"));
+    let reset = browser(
+        "POST",
+        &format!("/api/sandboxes/{student}/reset"),
+        None,
+        None,
+    );
+    assert_eq!(app.clone().oneshot(reset).await.unwrap().status(), 423);
+    let on = |sandboxes: Sandboxes, id: String| async move {
+        sandboxes
+            .get(&id)
+            .await
+            .unwrap()
+            .state()
+            .await
+            .unwrap()
+            .safeguards
+            .is_on(pocketpay_lab::domain::Safeguard::IdempotencyTable)
+    };
+    assert!(!on(sandboxes.clone(), student.clone()).await);
+    // The instructor's push still goes through.
+    let r = app
+        .clone()
+        .oneshot(push(Push::Safeguard {
+            safeguard: pocketpay_lab::domain::Safeguard::IdempotencyTable,
+            on: true,
+        }))
+        .await
+        .unwrap();
+    assert_eq!(text(r).await, r#"{"took":1,"of":1}"#);
+    assert!(on(sandboxes.clone(), student.clone()).await);
+    // A restart: the lock is still there when the sandbox is loaded again.
+    sandboxes.shutdown().await;
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let app = app_over(&sandboxes);
+    assert_eq!(app.clone().oneshot(put(false)).await.unwrap().status(), 423);
+    let r = app
+        .clone()
+        .oneshot(push(Push::Lock { locked: false }))
+        .await
+        .unwrap();
+    assert_eq!(text(r).await, r#"{"took":1,"of":1}"#);
+    assert_eq!(app.clone().oneshot(put(false)).await.unwrap().status(), 200);
+    sandboxes.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_mirror_shows_a_sandbox_and_its_phone_and_gives_no_control() {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::lab::{MirrorLink, MirrorState, ShowPhone};
+    use pocketpay_lab::domain::phone_app::PhoneView;
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let app = app_over(&sandboxes);
+    let own = sandboxes
+        .create(None, Some(7), pocketpay_lab::domain::ClockMode::Live)
+        .await
+        .unwrap()
+        .id
+        .to_string();
+    let call = |path: &str, body: serde_json::Value| browser("POST", path, None, Some(body));
+    let r = app
+        .clone()
+        .oneshot(call(
+            <MirrorLink as ServerFn>::PATH,
+            serde_json::json!({"sandbox": own}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let token: String = serde_json::from_str(&text(r).await).unwrap();
+    assert_eq!(token[..8], own[..8], "a mirror routes with its sandbox");
+    assert_ne!(token, own);
+    // Asked again: the same token.
+    let again = app
+        .clone()
+        .oneshot(call(
+            <MirrorLink as ServerFn>::PATH,
+            serde_json::json!({"sandbox": own}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<String>(&text(again).await).unwrap(),
+        token
+    );
+    // Its state says nothing of the sandbox's id; a wrong token is nothing.
+    let r = app
+        .clone()
+        .oneshot(call(
+            <MirrorState as ServerFn>::PATH,
+            serde_json::json!({"token": token}),
+        ))
+        .await
+        .unwrap();
+    let body = text(r).await;
+    assert!(body.contains("\"seed\":7"), "{body}");
+    assert!(
+        !body.contains(&own),
+        "the mirror never sees the sandbox's id"
+    );
+    let r = app
+        .clone()
+        .oneshot(call(
+            <MirrorState as ServerFn>::PATH,
+            serde_json::json!({"token": own}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(text(r).await, "null", "a sandbox id is no mirror token");
+    // The token opens no control: the API does not know it.
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            &format!("/api/sandboxes/{token}/reset"),
+            None,
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    // The page: 200 for the token, 404 for another.
+    let page = |t: &str| browser("GET", &format!("/watch/{t}"), None, None);
+    assert_eq!(
+        app.clone().oneshot(page(&token)).await.unwrap().status(),
+        200
+    );
+    assert_eq!(
+        app.clone()
+            .oneshot(page("c1a55000-0000-4000-8000-000000000000"))
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+    // The stream: the clock, what the screens share, the timeline; then the phone the lab's
+    // own page shows, as it changes.
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "GET",
+            &format!("/watch/{token}/events"),
+            None,
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let mut stream = r.into_body().into_data_stream();
+    let mut seen = String::new();
+    while !seen.contains("event: timeline") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("the mirror's stream flows")
+            .unwrap()
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(
+        seen.contains("event: presence\ndata: {\"phone\":null,\"locked\":false}"),
+        "{seen}"
+    );
+    assert!(!seen.contains(&own), "the stream never names the sandbox");
+    let mut phone = PhoneView::untouched();
+    phone.amount_text = Some("750".into());
+    phone.key = Some("TXN-key".into());
+    let r = app
+        .clone()
+        .oneshot(call(
+            <ShowPhone as ServerFn>::PATH,
+            serde_json::json!({"sandbox": own, "phone": phone}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let mut seen = String::new();
+    while !seen.contains("\"amount_text\":\"750\"") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("the phone comes to the mirror")
+            .unwrap()
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    // A phone with a text field no phone has is refused.
+    phone.key = Some("k".repeat(PhoneView::TEXT_MAX + 1));
+    let r = app
+        .clone()
+        .oneshot(call(
+            <ShowPhone as ServerFn>::PATH,
+            serde_json::json!({"sandbox": own, "phone": phone}),
+        ))
+        .await
+        .unwrap();
+    assert!(!r.status().is_success());
+    drop(stream);
+    sandboxes.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_instructor_alone_opens_a_students_lab_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create().await.unwrap();
+    let other = sandboxes.classes().create().await.unwrap();
+    let student = teach::join(&sandboxes, None, class.code.as_str(), "Tithi")
+        .await
+        .unwrap();
+    let stranger = teach::join(&sandboxes, None, other.code.as_str(), "Imran")
+        .await
+        .unwrap();
+    let app = app_over(&sandboxes);
+    let key = format!("{}={}", secret_cookie(&class.id), class.secret);
+    let open = |who: &str, cookie: Option<&str>| {
+        browser(
+            "GET",
+            &format!("/teach/{}/students/{who}/open", class.id),
+            cookie,
+            None,
+        )
+    };
+    for cookie in [None, Some(format!("{}=guess", secret_cookie(&class.id)))] {
+        let r = app
+            .clone()
+            .oneshot(open(&student, cookie.as_deref()))
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403, "{cookie:?}");
+    }
+    // Another class's student is not this instructor's to look at.
+    let r = app
+        .clone()
+        .oneshot(open(&stranger, Some(&key)))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let r = app
+        .clone()
+        .oneshot(open(&student, Some(&key)))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    let to = r.headers()[header::LOCATION].to_str().unwrap().to_owned();
+    assert!(to.starts_with("/watch/c1a55000-"), "{to}");
+    assert!(!to.contains(&student[9..]), "the link gives no control");
+    let r = app
+        .clone()
+        .oneshot(browser("GET", &to, None, None))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let page = text(r).await;
+    assert!(page.contains("data-readonly=\"true\""), "a read-only lab");
+    assert!(!page.contains(&student), "the page never names the sandbox");
+    sandboxes.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_summary_counts_reach_steps_and_shared_scores_and_downloads_as_csv() {
+    use pocketpay_lab::domain::course;
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let classes = sandboxes.classes().clone();
+    let class = classes.create().await.unwrap();
+    let mut ids = Vec::new();
+    for name in ["Shimul", "Tithi", "Imran"] {
+        ids.push(
+            teach::join(&sandboxes, None, class.code.as_str(), name)
+                .await
+                .unwrap(),
+        );
+    }
+    let steps = course::chapter(1).unwrap().steps.len() as u8;
+    // Shimul finishes chapter 1 and opens 2; Tithi ticks steps 1 and 3 of chapter 1 (saved
+    // ticks and new ones add up); Imran opens nothing.
+    let all = Progress {
+        chapter: 1,
+        steps_done: steps,
+        ticked: ((1u32 << steps) - 1) as u16,
+    };
+    assert!(classes.report(&ids[0], all).await.unwrap());
+    assert!(classes.report(&ids[0], Progress::new(2, 0)).await.unwrap());
+    for ticked in [0b001, 0b100] {
+        let p = Progress {
+            chapter: 1,
+            steps_done: 1,
+            ticked,
+        };
+        assert!(classes.report(&ids[1], p).await.unwrap());
+    }
+    let beyond = Progress {
+        chapter: 1,
+        steps_done: 1,
+        ticked: 1 << steps,
+    };
+    assert!(matches!(
+        classes.report(&ids[1], beyond).await,
+        Err(LabError::Invalid(_))
+    ));
+    // A score: shared by Tithi; refused when it cannot be one.
+    assert!(classes.share_quiz(&ids[1], 7, 9).await.unwrap());
+    for (right, answered) in [(9, 7), (1, 200)] {
+        assert!(matches!(
+            classes.share_quiz(&ids[1], right, answered).await,
+            Err(LabError::Invalid(_))
+        ));
+    }
+    assert!(!classes.share_quiz("no-such-sandbox", 1, 1).await.unwrap());
+    let summary = classes.summary(&class.id).await.unwrap();
+    let chapters = summary.chapters();
+    assert_eq!(chapters[0].reached, 2);
+    assert_eq!(chapters[0].steps[0], 2);
+    assert_eq!(chapters[0].steps[1], 1);
+    assert_eq!(chapters[0].steps[2], 2);
+    assert_eq!(chapters[1].reached, 1);
+    assert_eq!(chapters[2].reached, 0);
+    assert_eq!(summary.shared().collect::<Vec<_>>(), vec![("Tithi", 7, 9)]);
+    // The CSV: the instructor's browser only.
+    let app = app_over(&sandboxes);
+    let path = format!("/teach/{}/summary.csv", class.id);
+    let r = app
+        .clone()
+        .oneshot(browser("GET", &path, None, None))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let key = format!("{}={}", secret_cookie(&class.id), class.secret);
+    let r = app
+        .clone()
+        .oneshot(browser("GET", &path, Some(&key), None))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()[header::CONTENT_TYPE], "text/csv; charset=utf-8");
+    assert!(r.headers()[header::CONTENT_DISPOSITION]
+        .to_str()
+        .unwrap()
+        .contains(class.code.as_str()));
+    let csv = text(r).await;
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(
+        lines[1].starts_with(&format!("Shimul,2,{steps},0,")),
+        "{csv}"
+    );
+    assert!(lines[2].starts_with("Tithi,1,2,,"), "{csv}");
+    assert!(lines[2].ends_with(",7,9,none"), "{csv}");
+    assert!(lines[3].starts_with("Imran,,,"), "{csv}");
     sandboxes.shutdown().await;
 }

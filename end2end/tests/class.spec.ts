@@ -229,3 +229,154 @@ test('a push reaches every student: a scenario, a safeguard, frozen clocks, a re
   for (const l of labs) await expect.poll(async () => (await state(l)).safeguards.key_persistence).toBe(true);
   await expect(report).toHaveAttribute('data-took', '3');
 });
+
+/** Every control inside the lab's panels that a click could still use. */
+async function enabledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.lab-grid :is(button, input, select, textarea)')]
+      .filter((el) => !el.matches(':disabled'))
+      .map((el) => el.outerHTML.slice(0, 80)),
+  );
+}
+
+test('the instructor watches a lab read-only, locks the switches, and ends with a summary', async ({ browser }) => {
+  test.setTimeout(150_000);
+  const { teacher, link } = await makeClass(browser);
+  const students: Record<string, { page: Page; lab: LabPage }> = {};
+  for (const name of ['Shimul', 'Tithi', 'Imran']) {
+    const page = await person(browser);
+    await page.goto(link);
+    students[name] = { page, lab: await joinAs(page, name) };
+  }
+  const { page: tithi, lab: tithiLab } = students.Tithi;
+  const { page: shimul, lab: shimulLab } = students.Shimul;
+
+  // Tithi types an amount on her phone; the instructor opens her lab read-only and sees it.
+  await tithiLab.amount.fill('750');
+  const opened = teacher.context().waitForEvent('page');
+  await row(teacher, 'Tithi').getByTestId('class-student-open').click();
+  const mirror = await opened;
+  const watched = new LabPage(mirror);
+  await watched.hydrated();
+  expect(mirror.url()).toMatch(/\/watch\/c1a55000-/);
+  expect(mirror.url()).not.toContain(tithiLab.sandboxId().slice(9));
+  await expect(mirror.getByTestId('lab')).toHaveAttribute('data-readonly', 'true');
+  await expect(mirror.getByTestId('amount')).toHaveValue('750');
+  // Every control is disabled; a forced click on Send sends nothing.
+  expect(await enabledControls(mirror)).toEqual([]);
+  const events = async () =>
+    (await (await tithi.request.get(`/api/sandboxes/${tithiLab.sandboxId()}/state`)).json()).tables['lab.events'].length;
+  const before = await events();
+  await mirror.getByTestId('send-button').click({ force: true });
+  await mirror.waitForTimeout(500);
+  expect(await events(), 'a mirror taps nothing').toBe(before);
+  // Tithi sends; the mirror follows her phone and her timeline.
+  await tithiLab.speedUp(`/api/sandboxes/${tithiLab.sandboxId()}`, 10);
+  await tithiLab.send.click();
+  await expect(tithiLab.phoneMessage).toHaveAttribute('data-state', 'receipt', { timeout: 20_000 });
+  await expect(watched.phoneMessage).toHaveAttribute('data-state', 'receipt', { timeout: 5_000 });
+  await expect(watched.key).toHaveText((await tithiLab.key.textContent())!);
+  await expect(watched.events.first()).toBeVisible();
+  // A reload of the mirror comes back read-only, with the phone.
+  await mirror.reload();
+  await watched.hydrated();
+  await expect(mirror.getByTestId('lab')).toHaveAttribute('data-readonly', 'true');
+  await expect(watched.phoneMessage).toHaveAttribute('data-state', 'receipt');
+  expect(await enabledControls(mirror)).toEqual([]);
+  watched.expectNoErrors();
+
+  // The lock: Shimul's switches go grey and the server refuses them; Send still works.
+  await teacher.getByTestId('class-lock').click();
+  await expect(teacher.getByTestId('class-lock')).toHaveAttribute('data-locked', 'true');
+  await expect(shimul.getByTestId('lab-locked')).toBeVisible();
+  await expect(shimulLab.safeguard('idempotency_table')).toBeDisabled();
+  await expect(shimulLab.send).toBeEnabled();
+  const put = await shimul.request.put(`/api/sandboxes/${shimulLab.sandboxId()}/safeguards`, {
+    data: { idempotency_table: false },
+  });
+  expect(put.status()).toBe(423);
+  // A reload keeps the lock; unlocking gives the switches back.
+  await shimul.reload();
+  await shimulLab.hydrated();
+  await expect(shimul.getByTestId('lab-locked')).toBeVisible();
+  await teacher.getByTestId('class-lock').click();
+  await expect(teacher.getByTestId('class-lock')).toHaveAttribute('data-locked', 'false');
+  await expect(shimul.getByTestId('lab-locked')).toHaveCount(0);
+  await expect(shimulLab.safeguard('idempotency_table')).toBeEnabled();
+
+  // Shimul ticks chapter 01's first step and shares a quiz answer; Tithi moves to chapter 02.
+  await shimul.getByTestId('preset-load').click();
+  await expect(step(shimul, 1)).toHaveAttribute('data-done', 'true');
+  await expect(row(teacher, 'Shimul')).toHaveAttribute('data-steps-done', '1');
+  await tithi.getByTestId('chapter-next').click();
+  await expect(row(teacher, 'Tithi')).toHaveAttribute('data-chapter', '2');
+  await shimul.goto('/quiz');
+  await shimul.locator('html[data-hydrated]').waitFor();
+  const q = shimul.getByTestId('quiz-question').filter({ has: shimul.getByTestId('quiz-option') }).first();
+  await q.getByTestId('quiz-option').first().check();
+  await q.getByTestId('quiz-check').click();
+  const score = shimul.getByTestId('quiz-score');
+  await expect(score).toHaveAttribute('data-answered', '1');
+  const right = (await score.getAttribute('data-right'))!;
+  await shimul.getByTestId('quiz-share').click();
+  await expect(shimul.getByTestId('quiz-shared')).toContainText(/[1১]/);
+
+  // The summary: three students, all opened chapter 01, one ticked its first step, one
+  // reached chapter 02, one shared a score.
+  await teacher.getByTestId('class-summary-open').click();
+  const chapter = (n: number) => teacher.locator(`[data-testid="class-summary-chapter"][data-chapter="${n}"]`);
+  await expect(chapter(1)).toHaveAttribute('data-reached', '3');
+  await expect(chapter(1).locator('[data-testid="class-summary-step"][data-step="1"]')).toHaveAttribute('data-done', '1');
+  await expect(chapter(2)).toHaveAttribute('data-reached', '1');
+  await expect(chapter(3)).toHaveAttribute('data-reached', '0');
+  await expect(teacher.getByTestId('class-summary-shared')).toHaveAttribute('data-shared', '1');
+  await expect(teacher.getByTestId('class-summary-score')).toHaveAttribute('data-right', right);
+  // The CSV says the same, one line per student.
+  const href = (await teacher.getByTestId('class-summary-csv').getAttribute('href'))!;
+  const csv = await (await teacher.request.get(href)).text();
+  const lines = csv.trim().split('\r\n');
+  expect(lines).toHaveLength(4);
+  expect(lines.find((l) => l.startsWith('Shimul,'))).toMatch(new RegExp(`^Shimul,1,1,.*,${right},1,none$`));
+  expect(lines.find((l) => l.startsWith('Tithi,'))).toMatch(/^Tithi,2,0,0,/);
+  // A student's browser gets no summary.
+  expect((await shimul.request.get(href)).status()).toBe(403);
+  await accessible(teacher);
+});
+
+test('a projector mirrors the presenter’s lab, phone included, and a reset asks first', async ({ page, browser }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await page.getByTestId('amount').fill('1200');
+  await page.getByTestId('mirror-make').click();
+  const link = await page.getByTestId('mirror-link').inputValue();
+  expect(link).toMatch(/\/watch\/[0-9a-f-]{36}$/);
+  expect(link).not.toContain(lab.sandboxId());
+  const projector = await person(browser);
+  await projector.setViewportSize({ width: 1920, height: 1080 });
+  await projector.goto(link);
+  const shown = new LabPage(projector);
+  await shown.hydrated();
+  await expect(projector.getByTestId('amount')).toHaveValue('1200');
+  expect(await enabledControls(projector)).toEqual([]);
+  // The presenter layout: the phone, the meter and the timeline on one 1920×1080 screen.
+  await projector.getByTestId('mirror-presenter').click();
+  await expect(projector.locator('.lab.presenter')).toHaveCount(1);
+  for (const id of ['send-button', 'damage-meter', 'timeline']) {
+    const box = (await projector.getByTestId(id).first().boundingBox())!;
+    expect(box.y + Math.min(box.height, 200), id).toBeLessThanOrEqual(1080);
+    expect(box.x + box.width, id).toBeLessThanOrEqual(1920);
+  }
+  // Every scenario, guarded and unguarded, is one pick away in the lab.
+  const options = page.getByTestId('lab-preset').locator('option');
+  await expect(options).toHaveCount(25);
+  await page.getByTestId('lab-preset').selectOption('4-unguarded');
+  await page.getByTestId('lab-preset-load').click();
+  await expect(lab.safeguard('fingerprint_check')).not.toBeChecked();
+  // A reset asks first: "keep" changes nothing.
+  await lab.reset.click();
+  await page.getByTestId('reset-cancel').click();
+  await expect(lab.safeguard('fingerprint_check')).not.toBeChecked();
+  await lab.resetLab();
+  await expect(lab.safeguard('fingerprint_check')).toBeChecked();
+  shown.expectNoErrors();
+});

@@ -13,7 +13,7 @@ test('a reset the server never hears of is explained in Bangla, then in English'
 
   // The network drops every call to the reset server function.
   await page.route(/\/rpc\/reset_sandbox/, (route) => route.abort('failed'));
-  await lab.reset.click();
+  await lab.resetLab();
   await expect(error).toHaveText('সার্ভারের কাছে পৌঁছানো গেল না। সংযোগ দেখে আবার চেষ্টা করুন।');
   await expect(lab.reset).toBeEnabled();
 
@@ -24,7 +24,7 @@ test('a reset the server never hears of is explained in Bangla, then in English'
   // The connection is back: the reset goes through and the explanation goes away.
   await page.unroute(/\/rpc\/reset_sandbox/);
   await expect(lab.kind('sandbox_reset')).toHaveCount(0);
-  await lab.reset.click();
+  await lab.resetLab();
   // The timeline starts again from the reset.
   await expect(lab.kind('sandbox_reset')).toHaveCount(1);
   await expect(error).toHaveText('');
@@ -49,7 +49,7 @@ test('at a phone width the instructor panel wraps its words inside the screen', 
   await lab.openSeeded(seedFor(info));
   await page.locator('.instructor details.fold > summary').click();
   await page.route(/\/rpc\/reset_sandbox/, (route) => route.abort('failed'));
-  await lab.reset.click();
+  await lab.resetLab();
   const error = page.locator('section.instructor').getByTestId('control-error');
   await expect(error).not.toHaveText('');
   // The sentence is longer than the screen is wide: it must wrap, not run off the edge.

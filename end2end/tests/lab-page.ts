@@ -122,6 +122,12 @@ export class LabPage {
   }
 
   /** Switches a safeguard through its control and waits until the server has it. */
+  /** Resets the lab as a student does: the button, then "yes" to its question. */
+  async resetLab() {
+    await this.reset.click();
+    await this.page.getByTestId('reset-confirm').click();
+  }
+
   async setSafeguard(id: string, on: boolean) {
     const before = await this.kind('safeguards_changed').count();
     await this.safeguard(id).setChecked(on);

@@ -26,7 +26,7 @@ test('after a reset, a reload keeps the pending key and the retry debits once', 
   await expect(lab.safeguard('key_persistence')).not.toBeChecked();
 
   // …then presses reset on the screen: every guard is back on.
-  await lab.reset.click();
+  await lab.resetLab();
   await expect
     .poll(async () => (await state()).safeguards, { message: `seed ${SEED}` })
     .toMatchObject({ key_persistence: true, idempotency_table: true, ledger_unique: true });
@@ -96,7 +96,7 @@ test('a reset and a preset load start the meter, the timeline and the attacks af
   await expect(page.getByTestId('chapter')).toHaveCount(0);
   await page.getByTestId('attack-race').click();
   await expect(page.getByTestId('attack-result').locator('li').first()).toBeVisible({ timeout: 20_000 });
-  await lab.reset.click();
+  await lab.resetLab();
   await expect(page.getByTestId('attack-result').locator('li')).toHaveCount(0);
   await expect(lab.figure('intents')).toHaveAttribute('data-value', '0');
   lab.expectNoErrors();
@@ -156,7 +156,7 @@ test('a reset during the phone library’s backoff ends that tap: its retry neve
   await lab.send.click();
   await lab.phoneSays('backoff');
   // The instructor resets mid-backoff: the app is reinstalled, and the old tap is gone with it.
-  await lab.reset.click();
+  await lab.resetLab();
   await expect(lab.kind('sandbox_reset')).toHaveCount(1);
   await expect(lab.kind('request_sent')).toHaveCount(0);
   await lab.phoneSays('ready');

@@ -77,7 +77,7 @@ test.describe('the lab screen', () => {
     await lab.setFault('response_loss_pct', 100);
     await lab.send.click();
     await lab.phoneSays('unknown');
-    await lab.reset.click();
+    await lab.resetLab();
     await expect(lab.shimulBalance).toHaveAttribute('data-value', '2000');
     await expect(lab.key).toHaveText('—');
     await expect(lab.fault('response_loss_pct')).toHaveValue('0');

@@ -750,3 +750,22 @@ ch06-why-title = Why only effectively-once holds
 ch06-why = When an acknowledgement is missing, a sender has two choices: not resend, and risk losing the message (at-most-once), or resend, and risk a duplicate (at-least-once). There is no third. "Exactly-once" claims mean exactly-once effect: at-least-once delivery plus idempotent processing (an inbox, a unique key), which is effectively-once.
 ch06-cost = A resend that never gives up (the outbox and relay) and an inbox row per event in each consumer.
 fn-error-day-busy = The day at 1:{ $scale } is running on this server, and one day runs at a time. Try again in { $seconds } s, or pick 1:{ $scale } to watch it.
+
+# A read-only mirror, the class's lock, reset asked twice, every preset in one list.
+fn-error-locked = Your instructor has locked these controls for a demo. Watch this one; they unlock them when it ends.
+reset-ask = Start this lab again? Every transfer, table row and switch you changed goes.
+reset-yes = Yes, start again
+reset-no = Keep my lab
+lab-preset = Load any scenario
+lab-preset-load = Load it
+lab-preset-hint = Loading a scenario starts the lab again with that scenario's switches, as a chapter's button does.
+mirror-make = Make a read-only link for a projector
+mirror-link = Read-only link: it shows this lab and Shimul's phone, and changes nothing
+mirror-open = Open
+mirror-hint = Put the read-only link on a projector or hand it to students: they watch, you drive.
+mirror-note = Read-only view: this lab follows its owner live, Shimul's phone as their screen shows it. Nothing here can be changed.
+mirror-phone-waiting = Shimul's phone has not been shown yet: it appears once the lab's own page is open.
+mirror-missing-title = No lab behind this link
+mirror-missing-text = This read-only link names no lab on this server. It may have expired with its lab; ask for a new link.
+mirror-presenter = Presenter layout
+lab-locked-note = Your instructor has locked the switches for a demo: watch what happens. Send still works.

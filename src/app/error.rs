@@ -47,6 +47,9 @@ pub enum FnError {
     /// Another student of the class has the name.
     #[error("the name is taken in this class")]
     NameTaken,
+    /// The class's instructor has locked the student's controls for a demo.
+    #[error("the lab is locked by the class's instructor")]
+    Locked,
     /// The browser could not reach the server, or could not read its answer.
     #[error("the server could not be reached")]
     Unreachable,
@@ -54,7 +57,7 @@ pub enum FnError {
 
 impl FnError {
     /// Every kind's message id, for the translation test.
-    pub const MESSAGE_IDS: [&'static str; 12] = [
+    pub const MESSAGE_IDS: [&'static str; 13] = [
         "fn-error-unknown-sandbox",
         "fn-error-unknown-event",
         "fn-error-unknown-scenario",
@@ -67,6 +70,7 @@ impl FnError {
         "fn-error-unknown-class",
         "fn-error-not-your-class",
         "fn-error-name-taken",
+        "fn-error-locked",
     ];
 
     /// The id of this kind's message in `locales/*/main.ftl`.
@@ -84,6 +88,7 @@ impl FnError {
             FnError::UnknownClass => 9,
             FnError::NotYourClass => 10,
             FnError::NameTaken => 11,
+            FnError::Locked => 12,
         };
         Self::MESSAGE_IDS[i]
     }
@@ -165,6 +170,7 @@ impl From<crate::server::error::LabError> for FnError {
             LabError::UnknownClass => FnError::UnknownClass,
             LabError::NotYourClass => FnError::NotYourClass,
             LabError::NameTaken => FnError::NameTaken,
+            LabError::Locked => FnError::Locked,
             LabError::SandboxExists(_) => FnError::InvalidField {
                 field: "id".to_owned(),
             },
@@ -220,6 +226,7 @@ mod tests {
             FnError::UnknownClass,
             FnError::NotYourClass,
             FnError::NameTaken,
+            FnError::Locked,
         ];
         let ids: std::collections::BTreeSet<_> = all.iter().map(FnError::message_id).collect();
         assert_eq!(ids.len(), all.len());

@@ -99,6 +99,7 @@ pub fn App() -> impl IntoView {
                     <Routes fallback=|| view! { <NotFound /> }>
                         <Route path=path!("/") view=home::Home />
                         <Route path=path!("/lab/:id") view=lab::LabPage />
+                        <Route path=path!("/watch/:token") view=lab::MirrorPage />
                         <Route path=path!("/run") view={Lazy::<RunRoute>::new()} />
                         <Route path=path!("/quiz") view={Lazy::<QuizRoute>::new()} />
                         <Route path=path!("/glossary") view={Lazy::<GlossaryRoute>::new()} />

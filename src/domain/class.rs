@@ -153,23 +153,45 @@ impl From<Verdict> for Harm {
     }
 }
 
-/// Where a student stands in the course, as their lab reports it: the chapter open and the
-/// steps ticked in it.
+/// Where a student stands in the course, as their lab reports it: the chapter open, how many
+/// of its steps are ticked, and which (bit k: step k + 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Progress {
     pub chapter: u8,
     pub steps_done: u8,
+    #[serde(default)]
+    pub ticked: u16,
 }
 
 impl Progress {
+    /// `steps_done` steps ticked, the first ones.
+    pub fn new(chapter: u8, steps_done: u8) -> Progress {
+        Progress {
+            chapter,
+            steps_done,
+            ticked: ((1u32 << steps_done.min(16)) - 1) as u16,
+        }
+    }
+
     /// Refuses a chapter the course does not have, or more steps than it has.
     pub fn check(self) -> Result<Progress, FieldError> {
         let chapter = course::chapter(self.chapter)
             .ok_or_else(|| FieldError::new("chapter", "the chapters are 1 to 9"))?;
-        if usize::from(self.steps_done) > chapter.steps.len() {
+        let steps = chapter.steps.len();
+        if usize::from(self.steps_done) > steps {
             return Err(FieldError::new(
                 "steps_done",
-                format!("chapter {} has {} steps", self.chapter, chapter.steps.len()),
+                format!("chapter {} has {steps} steps", self.chapter),
+            ));
+        }
+        if u32::from(self.ticked) >> steps != 0 {
+            return Err(FieldError::new(
+                "ticked",
+                format!(
+                    "chapter {} has {steps} steps: bits 0 to {}",
+                    self.chapter,
+                    steps - 1
+                ),
             ));
         }
         Ok(self)
@@ -219,6 +241,9 @@ pub struct ClassView {
     /// so a projector's wrong clock shows the right ages.
     pub now_ms: i64,
     pub students: Vec<StudentRow>,
+    /// The students' own controls are locked for a demo.
+    #[serde(default)]
+    pub locked: bool,
 }
 
 impl ClassView {
@@ -247,6 +272,8 @@ pub enum Push {
     Freeze { frozen: bool },
     /// Back to the lesson's start.
     Reset,
+    /// Lock (`true`) the students' own controls for a demo, or give them back.
+    Lock { locked: bool },
 }
 
 /// What a push did: how many of the class's sandboxes took it.
@@ -254,6 +281,130 @@ pub enum Push {
 pub struct PushReport {
     pub took: usize,
     pub of: usize,
+}
+
+/// The first four bytes of every class student's sandbox id: a balancer that routes on an id's
+/// first eight hex digits sends the class, its view and its students to one server
+/// (deploy/nginx/pocketpay-lab.conf, ARCHITECTURE.md "Many servers").
+pub const SANDBOX_PREFIX: [u8; 4] = [0xc1, 0xa5, 0x50, 0x00];
+
+/// A class student's sandbox id, made from a fresh one (random, or the balancer's).
+pub fn student_sandbox_id(fresh: uuid::Uuid) -> uuid::Uuid {
+    let mut bytes = *fresh.as_bytes();
+    bytes[..4].copy_from_slice(&SANDBOX_PREFIX);
+    uuid::Uuid::from_bytes(bytes)
+}
+
+/// A read-only mirror's token for a sandbox: the sandbox id's first eight hex digits (so a
+/// balancer sends both to one server), then random ones; it gives no control.
+pub fn mirror_token(sandbox: &uuid::Uuid, fresh: uuid::Uuid) -> String {
+    let mut bytes = *fresh.as_bytes();
+    bytes[..4].copy_from_slice(&sandbox.as_bytes()[..4]);
+    uuid::Uuid::from_bytes(bytes).to_string()
+}
+
+/// One student as the end-of-class summary counts them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    pub name: String,
+    /// The chapter open now.
+    pub chapter_now: Option<u8>,
+    /// Per chapter 1…9 (index 0 is chapter 1): the steps ticked as bits, `None` if never opened.
+    pub reached: Vec<Option<u16>>,
+    /// The quiz score they shared: right answers, of those given.
+    pub quiz: Option<(u8, u8)>,
+    pub harm: Harm,
+}
+
+/// One chapter in the summary: how many opened it, and how many ticked each step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChapterReach {
+    pub chapter: u8,
+    pub reached: usize,
+    pub steps: Vec<usize>,
+}
+
+/// The end of the class: who reached what, each step's completion, the shared quiz scores.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassSummary {
+    pub students: Vec<SummaryRow>,
+}
+
+impl ClassSummary {
+    /// Per chapter of the course.
+    pub fn chapters(&self) -> Vec<ChapterReach> {
+        course::CHAPTERS
+            .iter()
+            .map(|c| {
+                let i = usize::from(c.n) - 1;
+                let masks: Vec<u16> = self
+                    .students
+                    .iter()
+                    .filter_map(|s| s.reached.get(i).copied().flatten())
+                    .collect();
+                ChapterReach {
+                    chapter: c.n,
+                    reached: masks.len(),
+                    steps: (0..c.steps.len())
+                        .map(|k| masks.iter().filter(|m| *m >> k & 1 == 1).count())
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+
+    /// The students who shared a quiz score.
+    pub fn shared(&self) -> impl Iterator<Item = (&str, u8, u8)> {
+        self.students
+            .iter()
+            .filter_map(|s| s.quiz.map(|(r, of)| (s.name.as_str(), r, of)))
+    }
+
+    /// One line per student, for a spreadsheet: name, the chapter open, the steps ticked in
+    /// each chapter (empty: never opened), the shared quiz score, the meter's harm.
+    pub fn csv(&self) -> String {
+        let mut out = String::from("name,chapter_now");
+        for c in course::CHAPTERS {
+            out.push_str(&format!(",chapter_{:02}_steps", c.n));
+        }
+        out.push_str(",quiz_right,quiz_answered,harm\r\n");
+        for s in &self.students {
+            out.push_str(&csv_field(&s.name));
+            out.push(',');
+            if let Some(c) = s.chapter_now {
+                out.push_str(&c.to_string());
+            }
+            for i in 0..course::CHAPTERS.len() {
+                out.push(',');
+                if let Some(mask) = s.reached.get(i).copied().flatten() {
+                    out.push_str(&mask.count_ones().to_string());
+                }
+            }
+            match s.quiz {
+                Some((r, of)) => out.push_str(&format!(",{r},{of}")),
+                None => out.push_str(",,"),
+            }
+            out.push(',');
+            out.push_str(s.harm.id());
+            out.push_str("\r\n");
+        }
+        out
+    }
+}
+
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; a leading
+/// `=`, `+`, `-` or `@` is prefixed with `'` so a spreadsheet reads a name as text, not a formula.
+fn csv_field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
 }
 
 /// The presets a class can be sent: every scenario guarded and unguarded, and scenario 8's
@@ -307,51 +458,15 @@ mod tests {
 
     #[test]
     fn progress_is_checked_against_the_course() {
-        assert!(Progress {
-            chapter: 1,
-            steps_done: 0
-        }
-        .check()
-        .is_ok());
-        assert_eq!(
-            Progress {
-                chapter: 0,
-                steps_done: 0
-            }
-            .check()
-            .unwrap_err()
-            .field,
-            "chapter"
-        );
-        assert_eq!(
-            Progress {
-                chapter: 10,
-                steps_done: 0
-            }
-            .check()
-            .unwrap_err()
-            .field,
-            "chapter"
-        );
-        let all = Progress {
-            chapter: 1,
-            steps_done: 0,
-        }
-        .steps_total();
+        assert!(Progress::new(1, 0).check().is_ok());
+        assert_eq!(Progress::new(0, 0).check().unwrap_err().field, "chapter");
+        assert_eq!(Progress::new(10, 0).check().unwrap_err().field, "chapter");
+        let all = Progress::new(1, 0).steps_total();
         assert!(all > 0);
-        let done = Progress {
-            chapter: 1,
-            steps_done: all,
-        };
+        let done = Progress::new(1, all);
         assert!(done.check().unwrap().finished());
         assert_eq!(
-            Progress {
-                chapter: 1,
-                steps_done: all + 1
-            }
-            .check()
-            .unwrap_err()
-            .field,
+            Progress::new(1, all + 1).check().unwrap_err().field,
             "steps_done"
         );
     }
@@ -361,10 +476,7 @@ mod tests {
         let mut s = StudentRow {
             sandbox: "s".into(),
             name: "Imran".into(),
-            progress: Some(Progress {
-                chapter: 1,
-                steps_done: 1,
-            }),
+            progress: Some(Progress::new(1, 1)),
             harm: Harm::None,
             last_event: None,
             joined_ms: 0,
@@ -372,15 +484,8 @@ mod tests {
         };
         assert!(!s.stuck(1_000 + STUCK_AFTER_MS - 1));
         assert!(s.stuck(1_000 + STUCK_AFTER_MS));
-        let total = Progress {
-            chapter: 1,
-            steps_done: 0,
-        }
-        .steps_total();
-        s.progress = Some(Progress {
-            chapter: 1,
-            steps_done: total,
-        });
+        let total = Progress::new(1, 0).steps_total();
+        s.progress = Some(Progress::new(1, total));
         assert!(!s.stuck(i64::MAX / 2), "a finished chapter is not stuck");
     }
 
@@ -391,6 +496,71 @@ mod tests {
         for (n, v) in all {
             assert!(crate::domain::scenario::preset(n, v).is_some(), "{n} {v:?}");
         }
+    }
+
+    #[test]
+    fn ticked_steps_must_be_the_chapters() {
+        let total = Progress::new(1, 0).steps_total();
+        let all = Progress {
+            chapter: 1,
+            steps_done: total,
+            ticked: ((1u32 << total) - 1) as u16,
+        };
+        assert!(all.check().is_ok());
+        let beyond = Progress {
+            ticked: 1 << total,
+            ..all
+        };
+        assert_eq!(beyond.check().unwrap_err().field, "ticked");
+    }
+
+    #[test]
+    fn the_summary_counts_reach_steps_and_shared_scores() {
+        let mut one = vec![None; 9];
+        one[0] = Some(0b101);
+        one[1] = Some(0);
+        let mut two = vec![None; 9];
+        two[0] = Some(0b001);
+        let summary = ClassSummary {
+            students: vec![
+                SummaryRow {
+                    name: "Shimul".into(),
+                    chapter_now: Some(2),
+                    reached: one,
+                    quiz: Some((7, 9)),
+                    harm: Harm::Money,
+                },
+                SummaryRow {
+                    name: "=Tithi, \"T\"".into(),
+                    chapter_now: Some(1),
+                    reached: two,
+                    quiz: None,
+                    harm: Harm::None,
+                },
+            ],
+        };
+        let chapters = summary.chapters();
+        assert_eq!(chapters[0].reached, 2);
+        assert_eq!(&chapters[0].steps[..3], &[2, 0, 1]);
+        assert_eq!(chapters[1].reached, 1);
+        assert_eq!(chapters[2].reached, 0);
+        assert_eq!(summary.shared().collect::<Vec<_>>(), vec![("Shimul", 7, 9)]);
+        let csv = summary.csv();
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert!(lines[0].starts_with("name,chapter_now,chapter_01_steps,"));
+        assert_eq!(lines[1], "Shimul,2,2,0,,,,,,,,7,9,money");
+        assert_eq!(lines[2], "\"'=Tithi, \"\"T\"\"\",1,1,,,,,,,,,,,none");
+    }
+
+    #[test]
+    fn student_sandboxes_and_mirrors_share_a_routing_prefix() {
+        let fresh = uuid::Uuid::new_v4();
+        let student = student_sandbox_id(fresh);
+        assert!(student.to_string().starts_with("c1a55000-"));
+        assert_eq!(student.as_bytes()[4..], fresh.as_bytes()[4..]);
+        let token = mirror_token(&student, uuid::Uuid::new_v4());
+        assert!(token.starts_with("c1a55000-"));
+        assert_ne!(token, student.to_string());
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub struct AppSwitches {
 }
 
 /// What the app's screen shows below the form.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "screen", rename_all = "snake_case")]
 pub enum AppScreen {
     Ready,
     Sending,
@@ -72,6 +73,86 @@ impl AppScreen {
             Answer::NoAnswer => AppScreen::Unknown,
         }
     }
+}
+
+/// Shimul's phone as its screen shows it, sent from the browser that runs the app to the
+/// sandbox's stream, so a read-only mirror (a projector, the instructor looking at a student's
+/// lab) shows the same phone (docs/reference.md §10). Only what is on the screen: the mirror
+/// runs no app.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PhoneView {
+    pub screen: AppScreen,
+    /// The balance the app was told.
+    pub balance: i64,
+    /// The amount field: what was typed (`None`: untouched, the usual ৳500) or, while the
+    /// field is locked to a kept transfer, that transfer's amount.
+    pub amount_text: Option<String>,
+    pub amount_locked: Option<i64>,
+    /// Why the typed amount cannot be sent (its message id).
+    pub amount_error: Option<String>,
+    /// The key shown: the kept transfer's, or the last one sent.
+    pub key: Option<String>,
+    /// Requests sent with the kept transfer's key, while one is kept.
+    pub pending_requests: Option<u32>,
+    pub taps: u32,
+    /// A request is out.
+    pub busy: bool,
+    /// The button is guarded against a tap now (`button_guard` and a request out).
+    pub guarded: bool,
+    /// The Send button's words (their message id).
+    pub label: String,
+}
+
+impl PhoneView {
+    /// A phone just opened, with nothing typed or kept.
+    pub fn untouched() -> PhoneView {
+        let app = AppMemory::opened(None);
+        PhoneView {
+            screen: AppScreen::Ready,
+            balance: app.known.taka(),
+            amount_text: None,
+            amount_locked: None,
+            amount_error: None,
+            key: None,
+            pending_requests: None,
+            taps: 0,
+            busy: false,
+            guarded: false,
+            label: super::phone::SendLabel::Send.message_id().to_owned(),
+        }
+    }
+
+    /// The longest text field a browser may send; the rest is refused, not cut.
+    pub const TEXT_MAX: usize = 200;
+
+    /// A view from a browser, refused if a text field is too long to be a phone's.
+    pub fn check(self) -> Result<PhoneView, super::FieldError> {
+        let long = [
+            self.amount_text.as_deref(),
+            self.amount_error.as_deref(),
+            self.key.as_deref(),
+            Some(self.label.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|t| t.len() > Self::TEXT_MAX);
+        if long {
+            return Err(super::FieldError::new(
+                "phone",
+                format!("a phone's text fields are at most {} bytes", Self::TEXT_MAX),
+            ));
+        }
+        Ok(self)
+    }
+}
+
+/// What the screens of one sandbox share beyond its stores, kept in the server's memory only:
+/// the phone as the app's browser last showed it, and whether the class's instructor has
+/// locked the student's controls for a demo.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Presence {
+    pub phone: Option<PhoneView>,
+    pub locked: bool,
 }
 
 /// What the app does with a tap on Send.

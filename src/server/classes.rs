@@ -17,8 +17,10 @@ use tokio::sync::watch;
 use uuid::Uuid;
 
 use super::error::LabError;
-use crate::domain::class::{student_name, ClassCode, Harm, Progress, StudentRow};
-use crate::domain::TimelineEvent;
+use crate::domain::class::{
+    student_name, ClassCode, ClassSummary, Harm, Progress, StudentRow, SummaryRow,
+};
+use crate::domain::{FieldError, TimelineEvent};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/classes");
 
@@ -123,10 +125,9 @@ impl Row {
         StudentRow {
             sandbox: self.sandbox,
             name: self.name,
-            progress: self.chapter.map(|c| Progress {
-                chapter: c as u8,
-                steps_done: self.steps_done as u8,
-            }),
+            progress: self
+                .chapter
+                .map(|c| Progress::new(c as u8, self.steps_done as u8)),
             harm: Harm::from_id(&self.harm),
             last_event: self
                 .last_event
@@ -316,9 +317,177 @@ impl Classes {
         let Some((class_id,)) = class else {
             return Ok(false);
         };
+        sqlx::query(
+            "INSERT INTO reached (sandbox, chapter, steps) VALUES (?1, ?2, ?3)
+             ON CONFLICT (sandbox, chapter) DO UPDATE SET steps = steps | excluded.steps",
+        )
+        .bind(sandbox)
+        .bind(i64::from(progress.chapter))
+        .bind(i64::from(progress.ticked))
+        .execute(&self.0.pool)
+        .await?;
         self.used(&class_id, now).await?;
         self.bump(&class_id);
         Ok(true)
+    }
+
+    /// A quiz score a student chose to share: `correct` right of `answered` given. `false`
+    /// when the sandbox is in no class.
+    pub async fn share_quiz(
+        &self,
+        sandbox: &str,
+        correct: u8,
+        answered: u8,
+    ) -> Result<bool, LabError> {
+        let questions = crate::domain::quiz::QUESTIONS.len();
+        if usize::from(answered) > questions {
+            return Err(
+                FieldError::new("answered", format!("the quiz has {questions} questions")).into(),
+            );
+        }
+        if correct > answered {
+            return Err(FieldError::new("correct", "at most the answers given").into());
+        }
+        let now = now_ms();
+        let class: Option<(String,)> =
+            sqlx::query_as("SELECT class_id FROM students WHERE sandbox = ?1")
+                .bind(sandbox)
+                .fetch_optional(&self.0.pool)
+                .await?;
+        let Some((class_id,)) = class else {
+            return Ok(false);
+        };
+        sqlx::query(
+            "INSERT INTO quiz_scores (sandbox, correct, answered, shared_ms) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (sandbox) DO UPDATE SET correct = excluded.correct,
+               answered = excluded.answered, shared_ms = excluded.shared_ms",
+        )
+        .bind(sandbox)
+        .bind(i64::from(correct))
+        .bind(i64::from(answered))
+        .bind(now)
+        .execute(&self.0.pool)
+        .await?;
+        self.used(&class_id, now).await?;
+        self.bump(&class_id);
+        Ok(true)
+    }
+
+    /// The end of the class: every student with what they reached and shared.
+    pub async fn summary(&self, class_id: &str) -> Result<ClassSummary, LabError> {
+        let students = self.students(class_id).await?;
+        let reached: Vec<(String, i64, i64)> = sqlx::query_as(
+            "SELECT r.sandbox, r.chapter, r.steps FROM reached r
+             JOIN students s ON s.sandbox = r.sandbox WHERE s.class_id = ?1",
+        )
+        .bind(class_id)
+        .fetch_all(&self.0.pool)
+        .await?;
+        let scores: Vec<(String, i64, i64)> = sqlx::query_as(
+            "SELECT q.sandbox, q.correct, q.answered FROM quiz_scores q
+             JOIN students s ON s.sandbox = q.sandbox WHERE s.class_id = ?1",
+        )
+        .bind(class_id)
+        .fetch_all(&self.0.pool)
+        .await?;
+        let chapters = crate::domain::course::CHAPTERS.len();
+        let rows = students
+            .into_iter()
+            .map(|(s, _)| {
+                let mut marks = vec![None; chapters];
+                for (_, chapter, steps) in reached.iter().filter(|r| r.0 == s.sandbox) {
+                    if let Some(slot) = usize::try_from(*chapter - 1)
+                        .ok()
+                        .and_then(|i| marks.get_mut(i))
+                    {
+                        *slot = Some(*steps as u16);
+                    }
+                }
+                SummaryRow {
+                    quiz: scores
+                        .iter()
+                        .find(|q| q.0 == s.sandbox)
+                        .map(|q| (q.1 as u8, q.2 as u8)),
+                    name: s.name,
+                    chapter_now: s.progress.map(|p| p.chapter),
+                    reached: marks,
+                    harm: s.harm,
+                }
+            })
+            .collect();
+        Ok(ClassSummary { students: rows })
+    }
+
+    /// Locks (or unlocks) the students' own controls; the caller tells their running
+    /// sandboxes (`server::teach::push`).
+    pub async fn set_locked(&self, class_id: &str, locked: bool) -> Result<(), LabError> {
+        sqlx::query("UPDATE classes SET locked = ?2 WHERE id = ?1")
+            .bind(class_id)
+            .bind(locked)
+            .execute(&self.0.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Whether a sandbox's class has locked its student's controls (false outside a class).
+    pub async fn locked_for(&self, sandbox: &str) -> Result<bool, LabError> {
+        let row: Option<(bool,)> = sqlx::query_as(
+            "SELECT c.locked FROM students s JOIN classes c ON c.id = s.class_id
+             WHERE s.sandbox = ?1",
+        )
+        .bind(sandbox)
+        .fetch_optional(&self.0.pool)
+        .await?;
+        Ok(row.is_some_and(|(l,)| l))
+    }
+
+    /// The class's lock, as its instructor last set it.
+    pub async fn locked(&self, class_id: &str) -> Result<bool, LabError> {
+        let row: Option<(bool,)> = sqlx::query_as("SELECT locked FROM classes WHERE id = ?1")
+            .bind(class_id)
+            .fetch_optional(&self.0.pool)
+            .await?;
+        Ok(row.is_some_and(|(l,)| l))
+    }
+
+    /// The read-only mirror token of a sandbox, made on first asking.
+    pub async fn mirror(&self, sandbox: &Uuid) -> Result<String, LabError> {
+        let now = now_ms();
+        let token = crate::domain::class::mirror_token(sandbox, Uuid::new_v4());
+        let (token,): (String,) = sqlx::query_as(
+            "INSERT INTO mirrors (token, sandbox, used_ms) VALUES (?1, ?2, ?3)
+             ON CONFLICT (sandbox) DO UPDATE SET used_ms = excluded.used_ms RETURNING token",
+        )
+        .bind(token)
+        .bind(sandbox.to_string())
+        .bind(now)
+        .fetch_one(&self.0.pool)
+        .await?;
+        Ok(token)
+    }
+
+    /// The sandbox a mirror token shows, if it is one.
+    pub async fn mirrored(&self, token: &str) -> Result<Option<String>, LabError> {
+        let row: Option<(String,)> =
+            sqlx::query_as("UPDATE mirrors SET used_ms = ?2 WHERE token = ?1 RETURNING sandbox")
+                .bind(token)
+                .bind(now_ms())
+                .fetch_optional(&self.0.pool)
+                .await?;
+        Ok(row.map(|(s,)| s))
+    }
+
+    /// A student's sandbox, if the class has that student: the instructor's read-only look at
+    /// a lab goes no further than their own class.
+    pub async fn student_sandbox(&self, class_id: &str, sandbox: &str) -> Result<Uuid, LabError> {
+        let row: Option<(String,)> =
+            sqlx::query_as("SELECT sandbox FROM students WHERE class_id = ?1 AND sandbox = ?2")
+                .bind(class_id)
+                .bind(sandbox)
+                .fetch_optional(&self.0.pool)
+                .await?;
+        row.and_then(|(s,)| Uuid::parse_str(&s).ok())
+            .ok_or(LabError::NotFound)
     }
 
     /// Which class a sandbox's student is in, and under what name.
@@ -398,6 +567,11 @@ impl Classes {
         if gone > 0 {
             tracing::info!(classes = gone, "expired classes deleted");
         }
+        // A mirror unused as long lives no longer than its sandbox.
+        sqlx::query("DELETE FROM mirrors WHERE used_ms <= ?1")
+            .bind(now_ms() - self.0.ttl.as_millis() as i64)
+            .execute(&self.0.pool)
+            .await?;
         Ok(())
     }
 

@@ -56,6 +56,8 @@ pub enum LabError {
     NotYourClass,
     #[error("name: a student of this class has this name already; choose another")]
     NameTaken,
+    #[error("the class's instructor has locked this lab's controls for a demo; they unlock it when it ends")]
+    Locked,
     #[error("the run could not be replayed: {0}")]
     RunDiverged(String),
     #[error("a store failed")]
@@ -76,6 +78,7 @@ impl LabError {
             | LabError::UnknownClass => 404,
             LabError::NotYourClass => 403,
             LabError::NameTaken => 409,
+            LabError::Locked => 423,
             LabError::ForeignOrigin(_) => 403,
             LabError::SandboxExists(_) => 409,
             LabError::UnsupportedMediaType(_) => 415,
@@ -104,6 +107,7 @@ impl LabError {
             LabError::UnknownClass => "unknown-class",
             LabError::NotYourClass => "not-your-class",
             LabError::NameTaken => "name-taken",
+            LabError::Locked => "locked-by-class",
             LabError::UnknownScenario(_) | LabError::UnknownVariant(..) => "unknown-scenario",
             LabError::ForeignOrigin(_) => "foreign-origin",
             LabError::UnsupportedMediaType(_) => "unsupported-media-type",

@@ -21,11 +21,11 @@ pub async fn join(
 ) -> Result<String, LabError> {
     let classes = sandboxes.classes();
     let (class_id, name) = classes.admit(code, name).await?;
-    let sandbox = sandboxes
-        .create(id, None, ClockMode::Live)
-        .await?
-        .id
-        .to_string();
+    // Its id starts with the class's prefix, so a balancer keeps it beside the class.
+    let id = crate::domain::class::student_sandbox_id(id.unwrap_or_else(Uuid::new_v4));
+    let handle = sandboxes.create(Some(id), None, ClockMode::Live).await?;
+    handle.set_locked(classes.locked(&class_id).await?);
+    let sandbox = handle.id.to_string();
     // If a join for the same name won the race in between, this sandbox stays untouched, and
     // the disk cap reclaims such sandboxes first.
     classes.enrol(&class_id, &sandbox, &name).await?;
@@ -65,6 +65,7 @@ pub async fn view(
         code,
         now_ms: now_ms(),
         students,
+        locked: classes.locked(class_id).await?,
     })
 }
 
@@ -84,6 +85,10 @@ pub async fn push(
         _ => None,
     };
     let classes = sandboxes.classes();
+    if let Push::Lock { locked } = push {
+        // Kept with the class, so a sandbox loaded later (or after a restart) is locked too.
+        classes.set_locked(class_id, locked).await?;
+    }
     let students = classes.students(class_id).await?;
     let of = students.len();
     let each = students.into_iter().map(|(student, _)| {
@@ -105,6 +110,7 @@ pub async fn push(
                     .await
                     .map(drop)?,
                 Push::Reset => handle.reset().await?,
+                Push::Lock { locked } => handle.set_locked(locked),
             }
             Ok::<_, LabError>(())
         }

@@ -49,6 +49,9 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
     Router::new()
         .route("/lab", get(lab_entrance))
         .route("/teach/{class}/events", get(class_events))
+        .route("/teach/{class}/students/{sandbox}/open", get(open_student))
+        .route("/teach/{class}/summary.csv", get(summary_csv))
+        .route("/watch/{token}/events", get(mirror_events))
         .route("/join", get(join_entrance))
         // Server functions and pages find the lab as a context of their own (`app::lab::lab`),
         // so the UI needs nothing of this module.
@@ -204,7 +207,7 @@ async fn class_events(
         code: crate::domain::class::ClassCode,
         changed: tokio::sync::watch::Receiver<u64>,
         shutdown: tokio::sync::watch::Receiver<bool>,
-        last: Option<Vec<crate::domain::class::StudentRow>>,
+        last: Option<(Vec<crate::domain::class::StudentRow>, bool)>,
         _permit: super::sandboxes::StreamPermit,
     }
     let feed = Feed {
@@ -236,10 +239,11 @@ async fn class_events(
                         return None;
                     }
                 };
-            if feed.last.as_ref() == Some(&view.students) {
+            let shown = (view.students.clone(), view.locked);
+            if feed.last.as_ref() == Some(&shown) {
                 continue;
             }
-            feed.last = Some(view.students.clone());
+            feed.last = Some(shown);
             let event = Event::default()
                 .event("class")
                 .json_data(&view)
@@ -249,6 +253,65 @@ async fn class_events(
     });
     Ok(Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15)))
+        .into_response())
+}
+
+/// `GET /watch/{token}/events`: the stream of the sandbox a read-only mirror shows, exactly as
+/// the sandbox's own page gets it (`api::sse`), reached by a token that gives no control.
+async fn mirror_events(
+    State(state): State<AppState>,
+    axum::extract::Path(token): axum::extract::Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, LabError> {
+    let sandboxes = state.sandboxes;
+    let id = sandboxes
+        .classes()
+        .mirrored(&token)
+        .await?
+        .ok_or(LabError::NotFound)?;
+    let sandbox = sandboxes.get(&id).await?;
+    Ok(super::api::sse::stream(&sandboxes, sandbox, &headers)?.into_response())
+}
+
+/// `GET /teach/{class}/students/{sandbox}/open`: the instructor opens a student's lab read-only
+/// (`/watch/{token}`); only the browser holding the class's key, and only its own students.
+async fn open_student(
+    State(state): State<AppState>,
+    axum::extract::Path((class, sandbox)): axum::extract::Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Redirect, LabError> {
+    use super::classes::secret_cookie;
+    let classes = state.sandboxes.classes();
+    classes
+        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
+        .await?;
+    let id = classes.student_sandbox(&class, &sandbox).await?;
+    let token = classes.mirror(&id).await?;
+    Ok(Redirect::to(&format!("/watch/{token}")))
+}
+
+/// `GET /teach/{class}/summary.csv`: the end-of-class summary, one line per student, for the
+/// browser holding the class's key.
+async fn summary_csv(
+    State(state): State<AppState>,
+    axum::extract::Path(class): axum::extract::Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, LabError> {
+    use super::classes::secret_cookie;
+    let classes = state.sandboxes.classes();
+    let code = classes
+        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
+        .await?;
+    let csv = classes.summary(&class).await?.csv();
+    let disposition = format!("attachment; filename=\"class-{}.csv\"", code.as_str());
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::CACHE_CONTROL, "no-store".to_owned()),
+        ],
+        csv,
+    )
         .into_response())
 }
 
@@ -272,6 +335,11 @@ async fn class_page_status(
                 Ok(false) => Some(axum::http::StatusCode::NOT_FOUND),
                 _ => None,
             },
+        }
+    } else if let Some(token) = path.strip_prefix("/watch/").filter(|t| !t.contains('/')) {
+        match classes.mirrored(token).await {
+            Ok(None) => Some(axum::http::StatusCode::NOT_FOUND),
+            _ => None,
         }
     } else if let Some(id) = path.strip_prefix("/teach/").filter(|id| !id.contains('/')) {
         let secret = cookie(request.headers(), &secret_cookie(id));

@@ -56,6 +56,7 @@ fn JoinForm(code: String, spaced: String) -> impl IntoView {
     Effect::new(move |_| match join.value().get() {
         Some(Ok(sandbox)) => {
             crate::app::storage::set(&super::member_key(&sandbox), "1");
+            crate::app::storage::set(super::JOINED_KEY, &sandbox);
             #[cfg(feature = "hydrate")]
             let _ = window()
                 .location()

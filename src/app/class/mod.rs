@@ -10,13 +10,17 @@ use leptos::server_fn;
 use serde::{Deserialize, Serialize};
 
 use crate::app::error::FnError;
-use crate::domain::class::{ClassView, Progress, Push, PushReport};
+use crate::domain::class::{ClassSummary, ClassView, Progress, Push, PushReport};
 
 /// Where a student's lab remembers that its sandbox belongs to a class, so it reports each step
 /// (`pocketpay-lab:class:{sandbox}`; a sandbox in no class sends nothing).
 pub fn member_key(sandbox: &str) -> String {
     format!("pocketpay-lab:class:{sandbox}")
 }
+
+/// Where this browser remembers the sandbox it last joined a class with: the quiz offers to
+/// share its score while it is set.
+pub const JOINED_KEY: &str = "pocketpay-lab:class";
 
 /// What the instructor's page shows of a class: the view, and how students get in.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -119,4 +123,28 @@ pub async fn join_class(code: String, name: String) -> Result<String, FnError> {
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn report_progress(sandbox: String, progress: Progress) -> Result<bool, FnError> {
     Ok(classes().report(&sandbox, progress).await?)
+}
+
+/// The end of the class: what each student reached and shared; only the class's instructor.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn read_class_summary(class: String) -> Result<ClassSummary, FnError> {
+    use crate::server::classes::secret_cookie;
+    use crate::server::web::cookie;
+    let headers = request_headers();
+    let classes = classes();
+    classes
+        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
+        .await?;
+    Ok(classes.summary(&class).await?)
+}
+
+/// A student shares their quiz score with their class: this browser's sandbox (the `/lab`
+/// cookie the join set) names the class. `false` when it is in no class.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn share_quiz(correct: u8, answered: u8) -> Result<bool, FnError> {
+    use crate::server::web::{cookie, SANDBOX_COOKIE};
+    let Some(sandbox) = cookie(&request_headers(), SANDBOX_COOKIE) else {
+        return Ok(false);
+    };
+    Ok(classes().share_quiz(&sandbox, correct, answered).await?)
 }

@@ -5,10 +5,13 @@ use leptos::prelude::*;
 use leptos_fluent::tr;
 use leptos_router::hooks::use_params_map;
 
-use super::{class_page, class_push, create_class, ClassPageData};
+use super::{class_page, class_push, create_class, read_class_summary, ClassPageData};
 use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_args, tr_id};
-use crate::domain::class::{pushable_presets, ClassView, Harm, Push, PushReport, StudentRow};
+use crate::app::lab::preset_name;
+use crate::domain::class::{
+    pushable_presets, ClassSummary, ClassView, Harm, Push, PushReport, StudentRow,
+};
 use crate::domain::scenario::Variant;
 use crate::domain::Safeguard;
 
@@ -140,6 +143,8 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
     } = data;
     let class_id = initial.id.clone();
     let class_id_view = initial.id.clone();
+    let class_id_rows = initial.id.clone();
+    let class_id_summary = initial.id.clone();
     let code = initial.code.clone();
     let view = RwSignal::new(initial);
     let live = RwSignal::new(false);
@@ -195,7 +200,12 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
                 </p>
                 <div class="class-qr" role="img" aria-label=move || tr!("class-qr-label") inner_html=qr_svg></div>
             </section>
-            <PushPanel class=class_id_view.clone() count=Signal::derive(move || view.with(|v| v.students.len())) />
+            <PushPanel
+                class=class_id_view.clone()
+                count=Signal::derive(move || view.with(|v| v.students.len()))
+                locked_at_open=view.with_untracked(|v| v.locked)
+            />
+            <p class="hint class-lock-hint">{move || tr!("class-lock-hint")}</p>
             </div>
             <section class="panel class-students" aria-labelledby="class-students-title">
                 <h2 id="class-students-title">
@@ -256,20 +266,122 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
                                 <th scope="col">{move || tr!("class-col-harm")}</th>
                                 <th scope="col">{move || tr!("class-col-last")}</th>
                                 <th scope="col">{move || tr!("class-col-since")}</th>
+                                <th scope="col"><span class="visually-hidden">{move || tr!("class-col-open")}</span></th>
                             </tr>
                         </thead>
                         <tbody>
                             {move || {
                                 rows()
                                     .into_iter()
-                                    .map(|s| view! { <StudentLine s now=Signal::derive(server_now) /> })
+                                    .map(|s| view! { <StudentLine s class=class_id_rows.clone() now=Signal::derive(server_now) /> })
                                     .collect_view()
                             }}
                         </tbody>
                     </table>
                 </div>
             </section>
+            <SummaryPanel class=class_id_summary />
         </div>
+    }
+}
+
+/// The end of the class: how many reached each chapter, each step's completion, the quiz
+/// scores students shared, and the same as a CSV file. Read when asked, then again on asking.
+#[component]
+fn SummaryPanel(class: String) -> impl IntoView {
+    let csv = format!("/teach/{class}/summary.csv");
+    let read = Action::new(move |_: &()| read_class_summary(class.clone()));
+    let summary = move || read.value().get().and_then(Result::ok);
+    view! {
+        <section class="panel class-summary" aria-labelledby="class-summary-title" data-testid="class-summary">
+            <h2 id="class-summary-title">{move || tr!("class-summary-title")}</h2>
+            <p class="hint">{move || tr!("class-summary-hint")}</p>
+            <p class="class-push-row">
+                <button type="button" class="button" data-testid="class-summary-open" disabled=move || read.pending().get()
+                    on:click=move |_| {
+                        read.dispatch(());
+                    }>
+                    {move || if summary().is_some() { tr!("class-summary-again") } else { tr!("class-summary-open") }}
+                </button>
+                <a class="button" data-testid="class-summary-csv" href=csv download="" rel="external">
+                    {move || tr!("class-summary-csv")}
+                </a>
+            </p>
+            <p class="error" role="alert">{move || read.value().get().and_then(Result::err).map(|e| e.text())}</p>
+            {move || summary().map(|s| view! { <SummaryTables s /> })}
+        </section>
+    }
+}
+
+#[component]
+fn SummaryTables(s: ClassSummary) -> impl IntoView {
+    let of = s.students.len();
+    let chapters = s.chapters();
+    let shared: Vec<(String, u8, u8)> = s.shared().map(|(n, r, a)| (n.to_owned(), r, a)).collect();
+    let questions = crate::domain::quiz::QUESTIONS.len();
+    view! {
+        <div class="table-wrap">
+            <table class="class-table class-reach">
+                <thead>
+                    <tr>
+                        <th scope="col">{move || tr!("class-summary-chapter")}</th>
+                        <th scope="col">{move || tr!("class-summary-reached")}</th>
+                        <th scope="col">{move || tr!("class-summary-steps")}</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {chapters
+                        .into_iter()
+                        .map(|c| {
+                            let n = c.chapter;
+                            let reached = c.reached;
+                            view! {
+                                <tr data-testid="class-summary-chapter" data-chapter=n data-reached=reached>
+                                    <th scope="row">{move || format!("{} · {}", digits(&format!("{n:02}")), tr_id(&format!("ch{n:02}-title")))}</th>
+                                    <td>{move || tr_args("class-summary-of", &[("n", digits(&reached.to_string())), ("of", digits(&of.to_string()))])}</td>
+                                    <td>
+                                        <ol class="class-steps">
+                                            {c.steps
+                                                .into_iter()
+                                                .enumerate()
+                                                .map(|(k, done)| view! {
+                                                    <li data-testid="class-summary-step" data-step=k + 1 data-done=done
+                                                        title=move || tr_args("class-summary-step", &[("k", digits(&(k + 1).to_string())), ("n", digits(&done.to_string()))])>
+                                                        {digits(&done.to_string())}
+                                                    </li>
+                                                })
+                                                .collect_view()}
+                                        </ol>
+                                    </td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
+        <h3>{move || tr!("class-summary-quiz")}</h3>
+        <p class="hint" data-testid="class-summary-shared" data-shared=shared.len()>
+            {
+                let n = shared.len();
+                move || tr_args("class-summary-quiz-shared", &[("n", digits(&n.to_string())), ("of", digits(&of.to_string()))])
+            }
+        </p>
+        <ul class="class-quiz">
+            {shared
+                .into_iter()
+                .map(|(name, right, answered)| view! {
+                    <li data-testid="class-summary-score" data-right=right data-answered=answered>
+                        <strong>{name}</strong> " "
+                        {move || tr_args("class-summary-score", &[
+                            ("right", digits(&right.to_string())),
+                            ("answered", digits(&answered.to_string())),
+                            ("total", digits(&questions.to_string())),
+                        ])}
+                    </li>
+                })
+                .collect_view()}
+        </ul>
     }
 }
 
@@ -277,7 +389,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
 /// clocks frozen or running, a reset (asked twice). Each is one request; the line under the
 /// buttons says how many labs took it.
 #[component]
-fn PushPanel(class: String, count: Signal<usize>) -> impl IntoView {
+fn PushPanel(class: String, count: Signal<usize>, locked_at_open: bool) -> impl IntoView {
     // Each push answers with what was pushed, so the freeze button can follow what took.
     let push = Action::new(move |p: &Push| {
         let (class, p) = (class.clone(), *p);
@@ -286,22 +398,18 @@ fn PushPanel(class: String, count: Signal<usize>) -> impl IntoView {
     let preset = RwSignal::new((1u8, Variant::Unguarded));
     let safeguard = RwSignal::new(Safeguard::ALL[0]);
     let frozen = RwSignal::new(false);
+    let locked = RwSignal::new(locked_at_open);
     let confirming = RwSignal::new(false);
     let send = move |p: Push| {
         confirming.set(false);
         push.dispatch(p);
     };
-    Effect::new(move |_| {
-        if let Some(Ok((Push::Freeze { frozen: f }, _))) = push.value().get() {
-            frozen.set(f);
-        }
+    Effect::new(move |_| match push.value().get() {
+        Some(Ok((Push::Freeze { frozen: f }, _))) => frozen.set(f),
+        Some(Ok((Push::Lock { locked: l }, _))) => locked.set(l),
+        _ => {}
     });
     let report = move || push.value().get().and_then(Result::ok).map(|(_, r)| r);
-    let variant_word = |v: Variant| match v {
-        Variant::Guarded => tr_id("variant-guarded"),
-        Variant::Unguarded => tr_id("variant-unguarded"),
-        Variant::AtMostOnce => tr_id("class-variant-at-most-once"),
-    };
     let busy = move || push.pending().get();
     view! {
         <section class="panel class-push" aria-labelledby="class-push-title">
@@ -327,11 +435,7 @@ fn PushPanel(class: String, count: Signal<usize>) -> impl IntoView {
                             let value = format!("{n}-{}", v.id());
                             view! {
                                 <option value=value selected=move || preset.get() == (n, v)>
-                                    {move || format!(
-                                        "{} · {}",
-                                        tr_args("class-scenario", &[("n", digits(&n.to_string())), ("name", tr_id(&format!("scenario-name-{n}")))]),
-                                        variant_word(v),
-                                    )}
+                                    {move || preset_name(n, v)}
                                 </option>
                             }
                         })
@@ -385,6 +489,11 @@ fn PushPanel(class: String, count: Signal<usize>) -> impl IntoView {
                     on:click=move |_| send(Push::Freeze { frozen: !frozen.get_untracked() })>
                     {move || if frozen.get() { tr!("class-thaw") } else { tr!("class-freeze") }}
                 </button>
+                <button type="button" class="button" data-testid="class-lock" data-locked=move || locked.get().to_string()
+                    aria-pressed=move || locked.get().to_string() disabled=busy
+                    on:click=move |_| send(Push::Lock { locked: !locked.get_untracked() })>
+                    {move || if locked.get() { tr!("class-unlock") } else { tr!("class-lock") }}
+                </button>
                 {move || if confirming.get() {
                     view! {
                         <span class="class-confirm" role="group">
@@ -424,7 +533,9 @@ fn PushPanel(class: String, count: Signal<usize>) -> impl IntoView {
 }
 
 #[component]
-fn StudentLine(s: StudentRow, now: Signal<i64>) -> impl IntoView {
+fn StudentLine(s: StudentRow, class: String, now: Signal<i64>) -> impl IntoView {
+    let open = format!("/teach/{class}/students/{}/open", s.sandbox);
+    let name_for_open = s.name.clone();
     let (chapter, done, total) = match s.progress {
         Some(p) => (p.chapter, p.steps_done, p.steps_total()),
         None => (0, 0, 0),
@@ -470,6 +581,17 @@ fn StudentLine(s: StudentRow, now: Signal<i64>) -> impl IntoView {
                     tr_args("class-since", &[("minutes", digits(&minutes))])
                 }}
                 {move || stuck.get().then(|| view! { " " <span class="tag stuck">{move || tr!("class-stuck")}</span> })}
+            </td>
+            <td>
+                <a
+                    data-testid="class-student-open"
+                    href=open
+                    target="_blank"
+                    rel="external"
+                    aria-label=move || tr_args("class-open-label", &[("name", name_for_open.clone())])
+                >
+                    {move || tr!("class-open")}
+                </a>
             </td>
         </tr>
     }

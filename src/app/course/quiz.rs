@@ -345,9 +345,47 @@ pub fn QuizPage() -> impl IntoView {
                         {move || tr_args("quiz-retry-wrong", &[("n", num(wrong()))])}
                     </button>
                 </Show>
+                <ShareScore right=Signal::derive(right) answered=Signal::derive(answered) />
             </section>
             {chapters}
         </div>
+    }
+}
+
+/// In a class, the student may send their score to the instructor's summary; nothing is sent
+/// unless they press the button, and again only when they press it again.
+#[component]
+fn ShareScore(right: Signal<i64>, answered: Signal<i64>) -> impl IntoView {
+    let in_class = RwSignal::new(false);
+    Effect::new(move |_| in_class.set(storage::get(crate::app::class::JOINED_KEY).is_some()));
+    let share = Action::new(move |_: &()| {
+        let (r, a) = (right.get_untracked(), answered.get_untracked());
+        async move {
+            crate::app::class::share_quiz(r as u8, a as u8)
+                .await
+                .map(|ok| (ok, r, a))
+        }
+    });
+    view! {
+        <Show when=move || in_class.get()>
+            <p class="quiz-share">
+                <button type="button" data-testid="quiz-share" disabled=move || share.pending().get()
+                    on:click=move |_| {
+                        share.dispatch(());
+                    }>
+                    {move || tr!("quiz-share")}
+                </button>
+                " "
+                <span class="hint" role="status" data-testid="quiz-shared">
+                    {move || match share.value().get() {
+                        Some(Ok((true, r, a))) => tr_args("quiz-shared", &[("right", num(r)), ("answered", num(a))]),
+                        Some(Ok((false, ..))) => tr!("quiz-share-no-class"),
+                        Some(Err(e)) => e.text(),
+                        None => tr!("quiz-share-hint"),
+                    }}
+                </span>
+            </p>
+        </Show>
     }
 }
 

@@ -186,15 +186,23 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             let sandbox = live.sandbox();
             let saved = load_latch(&latch_key, chapter.steps.len());
             Effect::new(move |first: Option<()>| {
-                let ticked = |d: &[bool]| d.iter().filter(|d| **d).count();
-                let done = progress.with(|p| ticked(p)).max(if first.is_none() {
-                    ticked(&saved)
-                } else {
-                    0
-                });
+                let bits = |d: &[bool]| {
+                    d.iter()
+                        .enumerate()
+                        .filter(|(_, d)| **d)
+                        .fold(0u16, |m, (k, _)| m | 1 << k)
+                };
+                let mut ticked = progress.with(|p| bits(p));
+                let mut done = ticked.count_ones();
+                if first.is_none() {
+                    let before = bits(&saved);
+                    done = done.max(before.count_ones());
+                    ticked |= before;
+                }
                 let progress = crate::domain::class::Progress {
                     chapter: n,
                     steps_done: done as u8,
+                    ticked,
                 };
                 let (sandbox, member_key) = (sandbox.clone(), member_key.clone());
                 leptos::task::spawn_local(async move {

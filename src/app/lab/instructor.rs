@@ -10,10 +10,12 @@ use super::clock_panel::ClockPanel;
 use super::controls::{apply_faults, ControlError, ErrorLine, FaultRange, Problem};
 use super::stream::LabStream;
 use super::wide::open_when_wide;
-use super::{new_sandbox, reset_sandbox};
+use super::{load_scenario, mirror_link, new_sandbox, reset_sandbox};
 use crate::app::error::{failed, FnError};
-use crate::app::i18n::{digits, tr_id};
+use crate::app::i18n::{digits, tr_args, tr_id};
+use crate::domain::class::pushable_presets;
 use crate::domain::run::MAX_REPLAY_DAYS;
+use crate::domain::scenario::Variant;
 use crate::domain::{CrashMode, CrashPoint};
 
 /// Where presenter mode is remembered in the browser.
@@ -67,6 +69,7 @@ pub fn InstructorPanel(live: LabStream, presenter: RwSignal<bool>) -> impl IntoV
                         </button>
                         <ResetButton live=live.clone() error />
                     </div>
+                    <PresetPicker live=live.clone() error />
                     <ShareLink live=live.clone() />
                     <ErrorLine error />
                     {view! { <ClockPanel live=live.clone() /> }.into_any()}
@@ -79,8 +82,10 @@ pub fn InstructorPanel(live: LabStream, presenter: RwSignal<bool>) -> impl IntoV
     }
 }
 
+/// Reset, asked twice: everything the student did in this lab goes.
 #[component]
 fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
+    let confirming = RwSignal::new(false);
     let reset = Action::new(move |_: &()| {
         let live = live.clone();
         async move {
@@ -99,21 +104,125 @@ fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
         }
     });
     let busy = reset.pending();
-    let on_click = move |_| {
-        reset.dispatch(());
-    };
     view! {
-        <button type="button" data-testid="reset" on:click=on_click disabled=move || busy.get()>
-            {move || tr!("reset")}
-        </button>
+        {move || if confirming.get() {
+            view! {
+                <span class="confirm" role="group" aria-label=move || tr!("reset-ask")>
+                    <span>{move || tr!("reset-ask")}</span>
+                    " "
+                    <button type="button" class="danger" data-testid="reset-confirm" disabled=move || busy.get()
+                        on:click=move |_| {
+                            confirming.set(false);
+                            reset.dispatch(());
+                        }>
+                        {move || tr!("reset-yes")}
+                    </button>
+                    " "
+                    <button type="button" data-testid="reset-cancel" on:click=move |_| confirming.set(false)>
+                        {move || tr!("reset-no")}
+                    </button>
+                </span>
+            }
+            .into_any()
+        } else {
+            view! {
+                <button type="button" data-testid="reset" on:click=move |_| confirming.set(true) disabled=move || busy.get()>
+                    {move || tr!("reset")}
+                </button>
+            }
+            .into_any()
+        }}
     }
 }
 
-/// The sandbox's address, to open on a projector or a second screen.
+/// Every scenario's preset, guarded and unguarded (and scenario 8's at-most-once run): what a
+/// chapter's button loads, for any scenario, from one list.
+#[component]
+fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
+    let chosen = RwSignal::new((1u8, Variant::Unguarded));
+    let load = Action::new(move |p: &(u8, Variant)| {
+        let (live, (scenario, variant)) = (live.clone(), *p);
+        async move {
+            match load_scenario(live.sandbox(), scenario, variant).await {
+                Ok(after) => {
+                    error.0.set(None);
+                    match after.last_reset_id() {
+                        Some(reset_id) => live.take_reset(reset_id, Some(after)),
+                        None => live.refresh(),
+                    }
+                }
+                Err(e) => error.0.set(Some(Problem::Server(e))),
+            }
+        }
+    });
+    let busy = load.pending();
+    view! {
+        <div class="preset-picker">
+            <label for="lab-preset">{move || tr!("lab-preset")}</label>
+            <div class="share-row">
+                <select
+                    id="lab-preset"
+                    data-testid="lab-preset"
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        if let Some(p) = pushable_presets()
+                            .into_iter()
+                            .find(|(n, var)| format!("{n}-{}", var.id()) == v)
+                        {
+                            chosen.set(p);
+                        }
+                    }
+                >
+                    {pushable_presets()
+                        .into_iter()
+                        .map(|(n, v)| {
+                            let value = format!("{n}-{}", v.id());
+                            view! {
+                                <option value=value selected=move || chosen.get() == (n, v)>
+                                    {move || preset_name(n, v)}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+                <button type="button" data-testid="lab-preset-load" disabled=move || busy.get()
+                    on:click=move |_| {
+                        load.dispatch(chosen.get_untracked());
+                    }>
+                    {move || tr!("lab-preset-load")}
+                </button>
+            </div>
+            <p class="hint">{move || tr!("lab-preset-hint")}</p>
+        </div>
+    }
+}
+
+/// "Scenario 4 · a key reused · unguarded", in the page's language.
+pub fn preset_name(n: u8, v: Variant) -> String {
+    let variant = match v {
+        Variant::Guarded => tr_id("variant-guarded"),
+        Variant::Unguarded => tr_id("variant-unguarded"),
+        Variant::AtMostOnce => tr_id("class-variant-at-most-once"),
+    };
+    format!(
+        "{} · {variant}",
+        tr_args(
+            "class-scenario",
+            &[
+                ("n", digits(&n.to_string())),
+                ("name", tr_id(&format!("scenario-name-{n}")))
+            ]
+        ),
+    )
+}
+
+/// The sandbox's address, to open on a second screen with every control, and a read-only
+/// mirror's, for a projector: it shows the lab and Shimul's phone and changes nothing.
 #[component]
 fn ShareLink(live: LabStream) -> impl IntoView {
     let path = format!("/lab/{}", live.sandbox());
     let url = RwSignal::new(path.clone());
+    let mirror = RwSignal::new(None::<String>);
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
         if let Ok(origin) = window().location().origin() {
@@ -122,30 +231,63 @@ fn ShareLink(live: LabStream) -> impl IntoView {
     });
     #[cfg(not(feature = "hydrate"))]
     let _ = path;
+    let make_mirror = Action::new(move |_: &()| {
+        let sandbox = live.sandbox();
+        async move {
+            let token = mirror_link(sandbox).await?;
+            #[cfg(feature = "hydrate")]
+            let origin = window().location().origin().unwrap_or_default();
+            #[cfg(not(feature = "hydrate"))]
+            let origin = String::new();
+            mirror.set(Some(format!("{origin}/watch/{token}")));
+            Ok::<(), FnError>(())
+        }
+    });
+    let refused = failed(make_mirror);
     let copied = RwSignal::new(false);
-    let copy = move |_| {
+    let copy = move |text: String| {
         #[cfg(feature = "hydrate")]
         {
-            let promise = window()
-                .navigator()
-                .clipboard()
-                .write_text(&url.get_untracked());
+            let promise = window().navigator().clipboard().write_text(&text);
             leptos::task::spawn_local(async move {
                 let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
                 copied.set(ok);
             });
         }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (text, copied);
     };
     view! {
         <div class="share">
             <label for="share-link">{move || tr!("share-link")}</label>
             <div class="share-row">
                 <input id="share-link" data-testid="share-link" type="text" readonly=true prop:value=move || url.get() />
-                <button type="button" on:click=copy>{move || tr!("copy")}</button>
+                <button type="button" on:click=move |_| copy(url.get_untracked())>{move || tr!("copy")}</button>
             </div>
             <p class="hint" role="status">
                 {move || if copied.get() { tr!("copied") } else { tr!("share-link-hint") }}
             </p>
+            {move || match mirror.get() {
+                None => view! {
+                    <button type="button" data-testid="mirror-make" disabled=move || make_mirror.pending().get()
+                        on:click=move |_| {
+                            make_mirror.dispatch(());
+                        }>
+                        {move || tr!("mirror-make")}
+                    </button>
+                }
+                .into_any(),
+                Some(link) => view! {
+                    <label for="mirror-link">{move || tr!("mirror-link")}</label>
+                    <div class="share-row">
+                        <input id="mirror-link" data-testid="mirror-link" type="text" readonly=true prop:value=link.clone() />
+                        <a class="button" href=link.clone() target="_blank" rel="external">{move || tr!("mirror-open")}</a>
+                    </div>
+                }
+                .into_any(),
+            }}
+            <p class="hint">{move || tr!("mirror-hint")}</p>
+            <p class="error" role="alert">{refused}</p>
         </div>
     }
 }

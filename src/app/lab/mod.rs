@@ -45,6 +45,8 @@ use summary::SummaryBar;
 use switches::Switches;
 use timeline::Timeline;
 
+/// A scenario's preset by name, as the lab's preset picker lists it.
+pub(crate) use instructor::preset_name;
 /// One timeline event in a sentence of the page's language, as the timeline words it.
 pub(crate) use timeline::describe as describe_event;
 use tithi::TithiPhone;
@@ -88,13 +90,21 @@ pub async fn change_safeguards(
     sandbox: String,
     changes: serde_json::Value,
 ) -> Result<Safeguards, FnError> {
-    Ok(sandbox_of(&sandbox).await?.set_safeguards(changes).await?)
+    Ok(sandbox_of(&sandbox)
+        .await?
+        .unlocked()?
+        .set_safeguards(changes)
+        .await?)
 }
 
 /// Sets faults (the body of `PUT …/faults`) and returns them all.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn change_faults(sandbox: String, changes: serde_json::Value) -> Result<Faults, FnError> {
-    Ok(sandbox_of(&sandbox).await?.set_faults(changes).await?)
+    Ok(sandbox_of(&sandbox)
+        .await?
+        .unlocked()?
+        .set_faults(changes)
+        .await?)
 }
 
 /// Back to the lesson's start; returns the sandbox as it stands after the reset, each table cut
@@ -102,7 +112,7 @@ pub async fn change_faults(sandbox: String, changes: serde_json::Value) -> Resul
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn reset_sandbox(sandbox: String) -> Result<SandboxState, FnError> {
     let s = sandbox_of(&sandbox).await?;
-    s.reset().await?;
+    s.unlocked()?.reset().await?;
     Ok(s.state_rows(ROWS_PER_TABLE).await?)
 }
 
@@ -117,7 +127,7 @@ pub async fn load_scenario(
     let preset =
         crate::domain::scenario::preset(scenario, variant).ok_or(FnError::UnknownScenario)?;
     let s = sandbox_of(&sandbox).await?;
-    s.load_scenario(preset).await?;
+    s.unlocked()?.load_scenario(preset).await?;
     Ok(s.state_rows(ROWS_PER_TABLE).await?)
 }
 
@@ -175,6 +185,7 @@ pub async fn replay_consumer(
     }
     sandbox_of(&sandbox)
         .await?
+        .unlocked()?
         .replay(consumer, seconds_ago)
         .await?;
     Ok(())
@@ -203,6 +214,48 @@ pub async fn import_run(run: Run) -> Result<Rerun, FnError> {
     Ok(sandboxes().import_run(id, run).await?)
 }
 
+/// The sandbox a read-only mirror shows (`None` for a token that names none), under the
+/// token's name: nothing of it gives control.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn mirror_state(token: String) -> Result<Option<SandboxState>, FnError> {
+    use crate::server::error::LabError;
+    let Some(id) = sandboxes().classes().mirrored(&token).await? else {
+        return Ok(None);
+    };
+    match sandboxes().get(&id).await {
+        Ok(s) => {
+            // The id is the key to the sandbox: wherever a table holds it, the token stands.
+            let state = s.state_rows(ROWS_PER_TABLE).await?;
+            let text = serde_json::to_string(&state)
+                .map_err(|_| FnError::Internal)?
+                .replace(&id, &token);
+            Ok(Some(
+                serde_json::from_str(&text).map_err(|_| FnError::Internal)?,
+            ))
+        }
+        Err(LabError::NotFound) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The token of a read-only mirror of this sandbox (`/watch/{token}`), for a projector.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn mirror_link(sandbox: String) -> Result<String, FnError> {
+    let s = sandbox_of(&sandbox).await?;
+    Ok(sandboxes().classes().mirror(&s.id).await?)
+}
+
+/// Shimul's phone as the app's browser shows it now, for the sandbox's stream.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn show_phone(
+    sandbox: String,
+    phone: crate::domain::phone_app::PhoneView,
+) -> Result<(), FnError> {
+    let phone = phone.check()?;
+    sandbox_of(&sandbox).await?.show_phone(phone);
+    Ok(())
+}
+
 /// Makes a new sandbox with the given seed (or a random one) and returns its id.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn new_sandbox(seed: Option<u64>) -> Result<String, FnError> {
@@ -222,17 +275,36 @@ pub fn LabPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="panel">{move || tr!("lab-opening")}</p> }>
             {move || Suspend::new(async move {
                 match state.await {
-                    Ok(Some(initial)) => view! { <LabScreen id=id() initial /> }.into_any(),
+                    Ok(Some(initial)) => view! { <LabScreen id=id() initial readonly=false /> }.into_any(),
                     Ok(None) => view! { <Missing /> }.into_any(),
-                    Err(e) => {
-                        view! {
-                            <section class="panel" role="alert">
-                                <h1>{move || tr!("lab-failed")}</h1>
-                                <p>{move || e.text()}</p>
-                            </section>
-                        }
-                            .into_any()
+                    Err(e) => view! { <Failed e /> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// `/watch/{token}`: a sandbox read-only, for a projector or an instructor looking at a
+/// student's lab. The lab as its own page shows it, Shimul's phone as its browser last sent
+/// it, every control disabled (docs/reference.md §10).
+#[component]
+pub fn MirrorPage() -> impl IntoView {
+    let params = use_params_map();
+    let token = move || params.read().get("token").unwrap_or_default();
+    let state = Resource::new(token, mirror_state);
+    view! {
+        <Suspense fallback=|| view! { <p class="panel">{move || tr!("lab-opening")}</p> }>
+            {move || Suspend::new(async move {
+                match state.await {
+                    Ok(Some(initial)) => view! { <LabScreen id=token() initial readonly=true /> }.into_any(),
+                    Ok(None) => view! {
+                        <section class="panel" role="alert">
+                            <h1>{move || tr!("mirror-missing-title")}</h1>
+                            <p>{move || tr!("mirror-missing-text")}</p>
+                        </section>
                     }
+                    .into_any(),
+                    Err(e) => view! { <Failed e /> }.into_any(),
                 }
             })}
         </Suspense>
@@ -240,9 +312,23 @@ pub fn LabPage() -> impl IntoView {
 }
 
 #[component]
-fn LabScreen(id: String, initial: SandboxState) -> impl IntoView {
-    let live = stream::LabStream::new(id, initial);
+fn Failed(e: FnError) -> impl IntoView {
+    view! {
+        <section class="panel" role="alert">
+            <h1>{move || tr!("lab-failed")}</h1>
+            <p>{move || e.text()}</p>
+        </section>
+    }
+}
+
+/// The lab; `readonly`: a mirror, `id` then the mirror's token.
+#[component]
+fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView {
+    let live = stream::LabStream::new(id, initial, readonly);
     live.connect();
+    // Locked by the class's instructor for a demo: the student's own controls wait.
+    let presence = live.presence;
+    let locked = Memo::new(move |_| presence.with(|p| p.locked));
     let presenter = instructor::presenter_mode();
     Looks::provide();
     let query = use_query_map();
@@ -256,18 +342,48 @@ fn LabScreen(id: String, initial: SandboxState) -> impl IntoView {
         }),
         show_all: RwSignal::new(false),
     };
-    // Each panel sits in a slot that folds away while a chapter open does not use it.
+    // Each panel sits in a slot that folds away while a chapter open does not use it. The
+    // panels with the student's own switches are disabled while the class's lock holds.
     let slot = move |panel: Panel, inner: AnyView| {
+        let lockable = matches!(panel, Panel::Switches | Panel::Network | Panel::Instructor);
         view! {
             <div class="slot" data-panel=panel.id() class:folded-away=move || focus.hides(panel)>
-                {inner}
+                <fieldset class="plain" disabled=move || lockable && locked.get()>
+                    {inner}
+                </fieldset>
             </div>
         }
     };
     view! {
-        <div class="lab" class:presenter=move || presenter.get() class:with-chapter=move || focus.chapter.get().is_some()>
+        <div
+            class="lab"
+            class:presenter=move || presenter.get()
+            class:with-chapter=move || focus.chapter.get().is_some()
+            data-testid="lab"
+            data-readonly=readonly.to_string()
+            data-locked=move || locked.get().to_string()
+        >
             <h1 class="visually-hidden">{move || tr!("lab-title")}</h1>
+            {readonly.then(|| view! {
+                <div class="lab-banner" data-testid="readonly-note" role="note">
+                    <p>{move || tr!("mirror-note")}</p>
+                    // The one control of a mirror: how it is laid out on this screen.
+                    <button
+                        type="button"
+                        data-testid="mirror-presenter"
+                        aria-pressed=move || presenter.get().to_string()
+                        on:click=move |_| presenter.update(|p| *p = !*p)
+                    >
+                        {move || tr!("mirror-presenter")}
+                    </button>
+                </div>
+            })}
+            {move || (locked.get() && !readonly).then(|| view! {
+                <p class="lab-banner" data-testid="lab-locked" role="status">{move || tr!("lab-locked-note")}</p>
+            })}
             {view! { <SummaryBar live=live.clone() /> }.into_any()}
+            // A mirror changes nothing: every control inside is disabled.
+            <fieldset class="plain" disabled=readonly>
             <div class="lab-grid">
                 {
                     let live = live.clone();
@@ -280,7 +396,14 @@ fn LabScreen(id: String, initial: SandboxState) -> impl IntoView {
                     })
                 }
                 <div class="lab-col lab-people">
-                    {slot(Panel::Phone, view! { <ShimulPhone live=live.clone() /> }.into_any())}
+                    {slot(
+                        Panel::Phone,
+                        if readonly {
+                            view! { <phone::MirroredPhone live=live.clone() /> }.into_any()
+                        } else {
+                            view! { <ShimulPhone live=live.clone() /> }.into_any()
+                        },
+                    )}
                     {slot(Panel::Switches, view! { <Switches live=live.clone() /> }.into_any())}
                     {slot(Panel::Network, view! { <NetworkPanel live=live.clone() /> }.into_any())}
                     {slot(Panel::Tithi, view! { <TithiPhone live=live.clone() /> }.into_any())}
@@ -318,6 +441,7 @@ fn LabScreen(id: String, initial: SandboxState) -> impl IntoView {
                     {slot(Panel::Instructor, view! { <InstructorPanel live presenter /> }.into_any())}
                 </div>
             </div>
+            </fieldset>
         </div>
     }
 }

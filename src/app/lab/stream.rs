@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 
+use crate::domain::phone_app::Presence;
 use crate::domain::state::ResetMark;
 use crate::domain::{ClockState, EventKind, Layer, Outcome, SandboxState, TimelineEvent};
 
@@ -79,10 +80,16 @@ pub struct LabStream {
     /// A state read is scheduled.
     refresh_due: StoredValue<bool>,
     sandbox: StoredValue<String>,
+    /// A read-only mirror: `sandbox` is then the mirror's token, and the state and the stream
+    /// are read through it.
+    pub readonly: bool,
+    /// What the sandbox's screens share: the phone as its app's browser shows it, the class's
+    /// lock (`event: presence`).
+    pub presence: RwSignal<Presence>,
 }
 
 impl LabStream {
-    pub fn new(sandbox: String, initial: SandboxState) -> LabStream {
+    pub fn new(sandbox: String, initial: SandboxState, readonly: bool) -> LabStream {
         let clock = initial.clock;
         let reset_mark = StoredValue::new(ResetMark::reflecting(&initial));
         let state = RwSignal::new(initial);
@@ -107,6 +114,8 @@ impl LabStream {
             refreshing: RwSignal::new((false, false)),
             refresh_due: StoredValue::new(false),
             sandbox: StoredValue::new(sandbox),
+            readonly,
+            presence: RwSignal::new(Presence::default()),
         }
     }
 
@@ -151,7 +160,12 @@ impl LabStream {
         leptos::task::spawn_local(async move {
             loop {
                 let resets = this.resets.get_untracked();
-                if let Ok(Some(state)) = super::get_state(this.sandbox()).await {
+                let read = if this.readonly {
+                    super::mirror_state(this.sandbox()).await
+                } else {
+                    super::get_state(this.sandbox()).await
+                };
+                if let Ok(Some(state)) = read {
                     if this.resets.get_untracked() == resets {
                         this.show(state);
                     } else {
@@ -304,7 +318,11 @@ impl LabStream {
     pub fn connect(&self) {
         #[cfg(feature = "hydrate")]
         {
-            let url = format!("/api/sandboxes/{}/events", self.sandbox());
+            let url = if self.readonly {
+                format!("/watch/{}/events", self.sandbox())
+            } else {
+                format!("/api/sandboxes/{}/events", self.sandbox())
+            };
             let this = self.clone();
             Effect::new(move |_| browser::open(&url, this.clone()));
         }
@@ -331,6 +349,7 @@ mod browser {
     use web_sys::{EventSource, MessageEvent};
 
     use super::LabStream;
+    use crate::domain::phone_app::Presence;
     use crate::domain::{ClockState, TimelineEvent};
 
     pub fn open(url: &str, stream: LabStream) {
@@ -364,6 +383,18 @@ mod browser {
                 }
             })
         };
+        let on_presence = {
+            let stream = stream.clone();
+            Closure::<dyn Fn(MessageEvent)>::new(move |m: MessageEvent| {
+                if let Some(p) = m
+                    .data()
+                    .as_string()
+                    .and_then(|s| serde_json::from_str::<Presence>(&s).ok())
+                {
+                    stream.presence.set(p);
+                }
+            })
+        };
         let on_open = {
             let stream = stream.clone();
             Closure::<dyn Fn()>::new(move || {
@@ -378,9 +409,11 @@ mod browser {
         let _ = source.add_event_listener_with_callback("clock", on_clock.as_ref().unchecked_ref());
         let _ =
             source.add_event_listener_with_callback("timeline", on_event.as_ref().unchecked_ref());
+        let _ = source
+            .add_event_listener_with_callback("presence", on_presence.as_ref().unchecked_ref());
         source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let held = SendWrapper::new((source, on_clock, on_event, on_open, on_error));
+        let held = SendWrapper::new((source, on_clock, on_event, on_presence, on_open, on_error));
         on_cleanup(move || {
             let (source, ..) = &*held;
             source.close();

@@ -40,7 +40,7 @@ pub(super) async fn safeguards(
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.get(&id).await?;
     let body = json_body(body, false)?;
-    Ok(Json(sandbox.set_safeguards(body).await?))
+    Ok(Json(sandbox.unlocked()?.set_safeguards(body).await?))
 }
 
 /// Sets faults (any subset of the ids of docs/reference.md §4); all or nothing.
@@ -64,7 +64,7 @@ pub(super) async fn faults(
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.get(&id).await?;
     let body = json_body(body, false)?;
-    Ok(Json(sandbox.set_faults(body).await?))
+    Ok(Json(sandbox.unlocked()?.set_faults(body).await?))
 }
 
 /// `POST …/clock` with any of `mode`, `speed`, `step`, `advance_seconds` → the clock after.
@@ -107,7 +107,7 @@ pub(super) async fn reset(
     State(sandboxes): State<Sandboxes>,
     SandboxId(id): SandboxId,
 ) -> Result<StatusCode, LabError> {
-    sandboxes.get(&id).await?.reset().await?;
+    sandboxes.get(&id).await?.unlocked()?.reset().await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -148,7 +148,7 @@ pub(super) async fn scenario(
     let variant = scenario::Variant::parse_body(&json_body(body, true)?)?;
     let preset = preset_for(&n, variant)?;
     let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
-    sandbox.load_scenario(preset).await?;
+    sandbox.unlocked()?.load_scenario(preset).await?;
     Ok(Json(answer))
 }
 
@@ -236,7 +236,7 @@ pub(super) async fn replay(
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.get(&id).await?;
     let (consumer, seconds) = check_replay(&json_body(body, false)?)?;
-    let offsets = sandbox.replay(consumer, seconds).await?;
+    let offsets = sandbox.unlocked()?.replay(consumer, seconds).await?;
     let offsets: serde_json::Map<String, serde_json::Value> = offsets
         .into_iter()
         .map(|(p, o)| (p.to_string(), o.into()))

@@ -2,7 +2,8 @@
 //!
 //! Each stored event goes out as `event: timeline` with its log id as the SSE `id`, so a browser
 //! that reconnects sends `Last-Event-ID` and gets exactly what it missed, read back from the
-//! event log. The clock goes out as `event: clock` (no id) first and after every change. A stream
+//! event log. The clock goes out as `event: clock` (no id) first and after every change, and
+//! so does what the sandbox's screens share (`event: presence`: the phone, the class's lock). A stream
 //! never buffers more than one page of the log: a reader that falls behind the live feed drops
 //! to reading the log again, page by page, at its own pace.
 
@@ -17,6 +18,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
 use tokio::sync::{broadcast, watch};
 
+use crate::domain::phone_app::Presence;
 use crate::domain::{ClockState, TimelineEvent};
 use crate::server::error::LabError;
 use crate::server::sandbox::SandboxHandle;
@@ -33,6 +35,8 @@ struct Feed {
     clock_due: bool,
     live: broadcast::Receiver<Arc<TimelineEvent>>,
     clock: watch::Receiver<ClockState>,
+    presence_due: bool,
+    presence: watch::Receiver<Presence>,
     shutdown: watch::Receiver<bool>,
     _permit: StreamPermit,
 }
@@ -58,7 +62,16 @@ pub async fn events(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
     let sandbox = sandboxes.get(&id).await?;
-    let last_sent = match super::transfers::once(&headers, "Last-Event-ID")? {
+    stream(&sandboxes, sandbox, &headers)
+}
+
+/// A sandbox's stream, for its own page or for a read-only mirror of it (`server::web`).
+pub fn stream(
+    sandboxes: &Sandboxes,
+    sandbox: SandboxHandle,
+    headers: &HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
+    let last_sent = match super::transfers::once(headers, "Last-Event-ID")? {
         None => 0,
         Some(v) => v
             .to_str()
@@ -72,6 +85,8 @@ pub async fn events(
     let feed = Feed {
         live: sandbox.subscribe(),
         clock: sandbox.watch_clock(),
+        presence_due: true,
+        presence: sandbox.watch_presence(),
         sandbox,
         last_sent,
         backlog: VecDeque::new(),
@@ -97,6 +112,11 @@ impl Feed {
                 self.clock_due = false;
                 let clock = *self.clock.borrow_and_update();
                 return Some(clock_event(&clock));
+            }
+            if self.presence_due {
+                self.presence_due = false;
+                let presence = self.presence.borrow_and_update().clone();
+                return Some(presence_event(&presence));
             }
             if let Some(e) = self.backlog.pop_front() {
                 self.last_sent = e.id;
@@ -127,6 +147,10 @@ impl Feed {
                     Ok(()) => self.clock_due = true,
                     Err(_) => return None,
                 },
+                changed = self.presence.changed() => match changed {
+                    Ok(()) => self.presence_due = true,
+                    Err(_) => return None,
+                },
                 _ = self.shutdown.changed() => return None,
             }
         }
@@ -151,6 +175,14 @@ fn timeline_event(e: &TimelineEvent) -> Event {
         .event("timeline")
         .json_data(Sent { event: e, sent_ms })
         .expect("timeline events serialise")
+}
+
+/// What the sandbox's screens share (the phone, the class's lock), as `event: presence`.
+fn presence_event(p: &Presence) -> Event {
+    Event::default()
+        .event("presence")
+        .json_data(p)
+        .expect("presence serialises")
 }
 
 fn clock_event(c: &ClockState) -> Event {

@@ -234,6 +234,41 @@ impl SandboxHandle {
         Ok(rows.into_iter().filter_map(EventRow::into_event).collect())
     }
 
+    /// Takes the phone as the app's browser shows it now, for the sandbox's streams: a
+    /// read-only mirror shows the same phone (docs/reference.md §10).
+    pub fn show_phone(&self, phone: PhoneView) {
+        self.touch();
+        self.presence.send_if_modified(|p| {
+            let news = p.phone.as_ref() != Some(&phone);
+            p.phone = Some(phone);
+            news
+        });
+    }
+
+    /// Locks (or unlocks) the student's own controls while the class's instructor runs a demo;
+    /// the instructor's pushes still reach the sandbox.
+    pub fn set_locked(&self, locked: bool) {
+        self.presence.send_if_modified(|p| {
+            let news = p.locked != locked;
+            p.locked = locked;
+            news
+        });
+    }
+
+    /// Refuses a change the student asked for while the class's instructor holds the lock.
+    pub fn unlocked(&self) -> Result<&Self, LabError> {
+        if self.presence.borrow().locked {
+            Err(LabError::Locked)
+        } else {
+            Ok(self)
+        }
+    }
+
+    /// Watches what the sandbox's screens share (the phone, the lock).
+    pub fn watch_presence(&self) -> watch::Receiver<Presence> {
+        self.presence.subscribe()
+    }
+
     fn touch(&self) {
         if let Ok(mut t) = self.last_used.lock() {
             *t = Instant::now();

@@ -31,6 +31,7 @@ use crate::domain::clock::START_MS;
 use crate::domain::generals::Generals;
 use crate::domain::natural::{NaturalOp, NaturalReport};
 use crate::domain::phone::AppSignal;
+use crate::domain::phone_app::{PhoneView, Presence};
 use crate::domain::pipeline::Consumer;
 use crate::domain::run::{Input, Run, RunInput};
 use crate::domain::scenario::Preset;
@@ -124,6 +125,9 @@ pub struct SandboxHandle {
     /// The sandbox's stores, for reading the event log without a command.
     log: Stores,
     last_used: Arc<Mutex<Instant>>,
+    /// The phone as its app's browser last showed it, and the class's lock: memory only
+    /// (`handle.rs`, "presence").
+    presence: Arc<watch::Sender<Presence>>,
 }
 
 /// A row of the event log as stored.
@@ -406,6 +410,7 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         clock: clock_rx,
         log,
         last_used: Arc::new(Mutex::new(Instant::now())),
+        presence: Arc::new(watch::Sender::new(Presence::default())),
     })
 }
 

@@ -18,7 +18,7 @@ use leptos_fluent::tr;
 use super::stream::LabStream;
 use crate::app::i18n::{digits, taka, tr_id};
 use crate::domain::phone::{AppSignal, SendLabel};
-use crate::domain::phone_app::{AppMemory, AppScreen, AppSwitches, Tap};
+use crate::domain::phone_app::{AppMemory, AppScreen, AppSwitches, PhoneView, Tap};
 use crate::domain::{Safeguard, SafeguardValue};
 
 /// The phone, its frame and the "close and reopen the app" control. Reopening drops the app
@@ -226,12 +226,92 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
     });
 
     let amount_locked = move || app.with(|a| a.amount_locked(switch(Safeguard::KeyPersistence)));
-    let label = move || SendLabel::of(busy(), amount_locked());
+    let face = Memo::new(move |_| PhoneView {
+        screen: screen.get(),
+        balance: balance(),
+        amount_text: amount_text.get(),
+        amount_locked: pending().filter(|_| amount_locked()).map(|p| p.amount),
+        amount_error: amount_error.get().map(str::to_owned),
+        key: pending().map(|p| p.key).or_else(last_key),
+        pending_requests: pending().map(|p| p.requests),
+        taps: taps(),
+        busy: busy(),
+        guarded: disabled(),
+        label: SendLabel::of(busy(), amount_locked())
+            .message_id()
+            .to_owned(),
+    });
+    // The phone goes to the sandbox's stream as it changes, and again whenever the stream
+    // (re)connects, so a read-only mirror shows this phone (docs/reference.md §10).
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        let view = face.get();
+        if !live.connected.get() {
+            return;
+        }
+        let sandbox = sandbox.clone();
+        leptos::task::spawn_local(async move {
+            let _ = super::show_phone(sandbox, view).await;
+        });
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = sandbox;
 
     view! {
-        <div class="app" data-screen=move || screen.get().id()>
-            <AppTop label="your-balance" testid="shimul-balance" balance=Signal::derive(balance) />
-            <form class="app-form" on:submit=on_send novalidate=true>
+        <AppFace
+            face=face.into()
+            on_send=Callback::new(on_send)
+            on_amount=Callback::new(move |text| amount_text.set(Some(text)))
+        />
+    }
+}
+
+/// A read-only mirror's phone: the phone as the app's browser last sent it to the stream.
+#[component]
+pub fn MirroredPhone(live: LabStream) -> impl IntoView {
+    let phone = Memo::new(move |_| live.presence.with(|p| p.phone.clone()));
+    view! {
+        <section class="panel phone-panel" aria-labelledby="shimul-title">
+            <h2 id="shimul-title">{move || tr!("shimul-phone")}</h2>
+            <div class="phone" role="group" aria-label=move || tr!("shimul-phone-frame")>
+                <div class="phone-notch" aria-hidden="true"></div>
+                {move || match phone.get() {
+                    Some(_) => view! {
+                        <AppFace
+                            face=Signal::derive(move || phone.get().unwrap_or_else(PhoneView::untouched))
+                            on_send=Callback::new(|_| {})
+                            on_amount=Callback::new(|_| {})
+                        />
+                    }
+                    .into_any(),
+                    None => view! {
+                        <div class="app" data-screen="waiting">
+                            <p class="hint" data-testid="phone-message" data-state="waiting">{move || tr!("mirror-phone-waiting")}</p>
+                        </div>
+                    }
+                    .into_any(),
+                }}
+            </div>
+        </section>
+    }
+}
+
+/// The app's screen, drawn from what it shows: the live app and a read-only mirror draw the
+/// same phone.
+#[component]
+fn AppFace(
+    face: Signal<PhoneView>,
+    on_send: Callback<leptos::ev::SubmitEvent>,
+    on_amount: Callback<String>,
+) -> impl IntoView {
+    let with = move |f: fn(&PhoneView) -> bool| Signal::derive(move || face.with(f));
+    let guarded = with(|f| f.guarded);
+    let busy = with(|f| f.busy);
+    let error = move || face.with(|f| f.amount_error.clone());
+    view! {
+        <div class="app" data-screen=move || face.with(|f| f.screen.id())>
+            <AppTop label="your-balance" testid="shimul-balance" balance=Signal::derive(move || face.with(|f| f.balance)) />
+            <form class="app-form" on:submit=move |ev| on_send.run(ev) novalidate=true>
                 <p class="app-to">
                     <span class="label">{move || tr!("send-to")}</span>
                     <strong>{move || tr!("tithi")}</strong>
@@ -244,47 +324,47 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                             type="text"
                             inputmode="numeric"
                             data-testid="amount"
-                            prop:value=move || match pending().filter(|_| amount_locked()) {
-                                Some(p) => digits(&p.amount.to_string()),
-                                None => amount_text.get().unwrap_or_else(|| digits("500")),
-                            }
-                            on:input=move |ev| amount_text.set(Some(event_target_value(&ev)))
-                            readonly=amount_locked
-                            aria-invalid=move || amount_error.get().is_some().to_string()
+                            prop:value=move || face.with(|f| match f.amount_locked {
+                                Some(amount) => digits(&amount.to_string()),
+                                None => f.amount_text.clone().unwrap_or_else(|| digits("500")),
+                            })
+                            on:input=move |ev| on_amount.run(event_target_value(&ev))
+                            readonly=move || face.with(|f| f.amount_locked.is_some())
+                            aria-invalid=move || error().is_some().to_string()
                             aria-describedby="amount-error"
                         />
                     </span>
                 </label>
                 <p id="amount-error" class="error" role="alert">
-                    {move || amount_error.get().map(tr_id)}
+                    {move || error().map(|id| tr_id(&id))}
                 </p>
                 <button
                     type="submit"
                     class="send"
                     data-testid="send-button"
-                    aria-disabled=move || disabled().to_string()
-                    class:guarded=disabled
-                    aria-busy=move || busy().to_string()
+                    aria-disabled=move || guarded.get().to_string()
+                    class:guarded=guarded
+                    aria-busy=move || busy.get().to_string()
                 >
-                    <Show when=disabled>
+                    <Show when=move || guarded.get()>
                         <span class="spinner" aria-hidden="true"></span>
                     </Show>
-                    {move || tr_id(label().message_id())}
+                    {move || face.with(|f| tr_id(&f.label))}
                 </button>
             </form>
-            <div class="app-message" data-testid="phone-message" data-state=move || screen.get().id() data-taps=taps role="status" aria-live="polite">
-                {move || message(screen.get())}
+            <div class="app-message" data-testid="phone-message" data-state=move || face.with(|f| f.screen.id()) data-taps=move || face.with(|f| f.taps) role="status" aria-live="polite">
+                {move || message(face.with(|f| f.screen.clone()))}
             </div>
             <p class="app-key">
                 <span class="label">"Idempotency-Key"</span>
-                <code data-testid="idempotency-key" data-pending=move || app.with(|a| a.pending.is_some()).to_string()>
-                    {move || pending().map(|p| p.key).or_else(last_key).unwrap_or_else(|| "—".to_owned())}
+                <code data-testid="idempotency-key" data-pending=move || face.with(|f| f.pending_requests.is_some()).to_string()>
+                    {move || face.with(|f| f.key.clone()).unwrap_or_else(|| "—".to_owned())}
                 </code>
                 <span class="hint" data-testid="key-requests">
-                    {move || match pending() {
-                        Some(p) => tr!("key-pending", { "n" => p.requests, "requests" => digits(&p.requests.to_string()) }),
-                        None if last_key().is_some() => tr!("key-last"),
-                        None => tr!("key-none"),
+                    {move || match face.with(|f| (f.pending_requests, f.key.is_some())) {
+                        (Some(n), _) => tr!("key-pending", { "n" => n, "requests" => digits(&n.to_string()) }),
+                        (None, true) => tr!("key-last"),
+                        (None, false) => tr!("key-none"),
                     }}
                 </span>
             </p>
