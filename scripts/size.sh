@@ -20,8 +20,8 @@ set -euo pipefail
 bin=${1:?usage: scripts/size.sh <path to the release pocketpay-lab server binary>}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-max_wasm_kb=${SIZE_WASM_BR_MAX_KB:-551}
-max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-668}
+max_wasm_kb=${SIZE_WASM_BR_MAX_KB:-569}
+max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-687}
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 data=$(mktemp -d)

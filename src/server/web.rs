@@ -316,8 +316,8 @@ async fn summary_csv(
 }
 
 /// A class's pages answer with their own status: `/join/{code}` 404 for a code that names no
-/// living class, `/teach/{id}` 404 for no such class and 403 for a browser without its key. The
-/// page says why in words; a streamed page has sent its status before it knows, so it is set
+/// living class, `/teach/{id}` 404 for no such class and 403 for a browser without its key,
+/// `/watch/{token}` 404 for a token that names no mirror. The page says why in words; a streamed page has sent its status before it knows, so it is set
 /// here, from the same checks the page's server functions make.
 async fn class_page_status(
     State(sandboxes): State<Sandboxes>,

@@ -205,7 +205,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
                 count=Signal::derive(move || view.with(|v| v.students.len()))
                 locked_at_open=view.with_untracked(|v| v.locked)
             />
-            <p class="hint class-lock-hint">{move || tr!("class-lock-hint")}</p>
+
             </div>
             <section class="panel class-students" aria-labelledby="class-students-title">
                 <h2 id="class-students-title">
@@ -494,6 +494,7 @@ fn PushPanel(class: String, count: Signal<usize>, locked_at_open: bool) -> impl 
                     on:click=move |_| send(Push::Lock { locked: !locked.get_untracked() })>
                     {move || if locked.get() { tr!("class-unlock") } else { tr!("class-lock") }}
                 </button>
+                <span class="hint class-lock-hint">{move || tr!("class-lock-hint")}</span>
                 {move || if confirming.get() {
                     view! {
                         <span class="class-confirm" role="group">

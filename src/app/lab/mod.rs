@@ -349,6 +349,10 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
         view! {
             <div class="slot" data-panel=panel.id() class:folded-away=move || focus.hides(panel)>
                 <fieldset class="plain" disabled=move || lockable && locked.get()>
+                    // Said where the student reaches for a switch, also on a phone scrolled down.
+                    {move || (lockable && locked.get()).then(|| view! {
+                        <p class="lab-banner lock-note" role="note">{move || tr!("lab-locked-note")}</p>
+                    })}
                     {inner}
                 </fieldset>
             </div>
