@@ -341,6 +341,9 @@ test('the instructor watches a lab read-only, locks the switches, and ends with 
   // A student's browser gets no summary.
   expect((await shimul.request.get(href)).status()).toBe(403);
   await accessible(teacher);
+  // On a phone the view and the summary fit its width: wide tables scroll in their own box.
+  await teacher.setViewportSize({ width: 390, height: 844 });
+  expect(await teacher.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
 
 test('a projector mirrors the presenter’s lab, phone included, and a reset asks first', async ({ page, browser }) => {
