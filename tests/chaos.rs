@@ -20,28 +20,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use pocketpay_lab::server::sim::Rng;
 use reqwest::Client;
 use serde_json::{json, Value};
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, SqliteConnection};
 use tokio::process::{Child, Command};
-
-/// SplitMix64: every choice the test makes comes from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -353,7 +337,8 @@ async fn kill_9_at_random_moments_loses_nothing_and_doubles_nothing() {
         }
     }
     let _seed_guard = SeedOnPanic(seed);
-    let mut rng = Rng(seed);
+    // Every choice the test makes comes from the seed, by the sandboxes' own generator.
+    let mut rng = Rng::new(seed);
 
     let tmp = tempfile::tempdir().unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -417,8 +402,8 @@ async fn kill_9_at_random_moments_loses_nothing_and_doubles_nothing() {
         let mut intents: Vec<Intent> = (0..per_sandbox)
             .map(|i| {
                 let mut bytes = [0u8; 16];
-                bytes[..8].copy_from_slice(&rng.next().to_le_bytes());
-                bytes[8..].copy_from_slice(&rng.next().to_le_bytes());
+                bytes[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
+                bytes[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
                 Intent {
                     key: format!("chaos-{seed}-{n}-{i}"),
                     intent: uuid::Builder::from_random_bytes(bytes)
