@@ -230,10 +230,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             let (live, preset) = (live.clone(), *preset);
             async move {
                 let after = load_scenario(live.sandbox(), preset.scenario, preset.variant).await?;
-                match after.last_reset_id() {
-                    Some(reset_id) => live.take_reset(reset_id, Some(after)),
-                    None => live.refresh(),
-                }
+                live.take_state_after_reset(after);
                 Ok::<(), FnError>(())
             }
         }

@@ -92,12 +92,7 @@ fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
             match reset_sandbox(live.sandbox()).await {
                 Ok(after) => {
                     error.0.set(None);
-                    // The phone acts on the settings the reset put back from now on, not
-                    // only once the stream brings the reset.
-                    match after.last_reset_id() {
-                        Some(reset_id) => live.take_reset(reset_id, Some(after)),
-                        None => live.refresh(),
-                    }
+                    live.take_state_after_reset(after);
                 }
                 Err(e) => error.0.set(Some(Problem::Server(e))),
             }
@@ -146,10 +141,7 @@ fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
             match load_scenario(live.sandbox(), scenario, variant).await {
                 Ok(after) => {
                     error.0.set(None);
-                    match after.last_reset_id() {
-                        Some(reset_id) => live.take_reset(reset_id, Some(after)),
-                        None => live.refresh(),
-                    }
+                    live.take_state_after_reset(after);
                 }
                 Err(e) => error.0.set(Some(Problem::Server(e))),
             }

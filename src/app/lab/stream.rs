@@ -214,6 +214,16 @@ impl LabStream {
         }
     }
 
+    /// Takes in the sandbox as a reset (or a preset, which begins with one) left it, from the
+    /// control's own answer: the phone acts on the settings it put back at once, not only once
+    /// the stream brings the reset.
+    pub fn take_state_after_reset(&self, after: SandboxState) {
+        match after.last_reset_id() {
+            Some(reset_id) => self.take_reset(reset_id, Some(after)),
+            None => self.refresh(),
+        }
+    }
+
     /// The sandbox's virtual time, ticking every `tick_ms` of wall time between the server's
     /// clock reports while the clock is live (its report alone while paused, or on the server).
     pub fn ticking_now(&self, tick_ms: u64) -> Signal<i64> {
