@@ -466,8 +466,17 @@ impl Classes {
         Ok(token)
     }
 
-    /// The sandbox a mirror token shows, if it is one.
+    /// The sandbox a mirror token shows, if it is one (a read: the page's status, its state).
     pub async fn mirrored(&self, token: &str) -> Result<Option<String>, LabError> {
+        let row: Option<(String,)> = sqlx::query_as("SELECT sandbox FROM mirrors WHERE token = ?1")
+            .bind(token)
+            .fetch_optional(&self.0.pool)
+            .await?;
+        Ok(row.map(|(s,)| s))
+    }
+
+    /// A mirror being watched (its stream opened): it lives on as long as its sandbox would.
+    pub async fn watched(&self, token: &str) -> Result<Option<String>, LabError> {
         let row: Option<(String,)> =
             sqlx::query_as("UPDATE mirrors SET used_ms = ?2 WHERE token = ?1 RETURNING sandbox")
                 .bind(token)

@@ -266,7 +266,7 @@ async fn mirror_events(
     let sandboxes = state.sandboxes;
     let id = sandboxes
         .classes()
-        .mirrored(&token)
+        .watched(&token)
         .await?
         .ok_or(LabError::NotFound)?;
     let sandbox = sandboxes.get(&id).await?;
