@@ -250,6 +250,11 @@ test('the instructor watches a lab read-only, locks the switches, and ends with 
   }
   const { page: tithi, lab: tithiLab } = students.Tithi;
   const { page: shimul, lab: shimulLab } = students.Shimul;
+  const teacherErrors: string[] = [];
+  teacher.on('pageerror', (e) => teacherErrors.push(String(e)));
+  teacher.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) teacherErrors.push(m.text());
+  });
 
   // Tithi types an amount on her phone; the instructor opens her lab read-only and sees it.
   await tithiLab.amount.fill('750');
@@ -344,6 +349,9 @@ test('the instructor watches a lab read-only, locks the switches, and ends with 
   // On a phone the view and the summary fit its width: wide tables scroll in their own box.
   await teacher.setViewportSize({ width: 390, height: 844 });
   expect(await teacher.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // No page of the class, the students' labs or the mirror failed on the way.
+  expect(teacherErrors).toEqual([]);
+  for (const { lab } of Object.values(students)) lab.expectNoErrors();
 });
 
 test('a projector mirrors the presenter’s lab, phone included, and a reset asks first', async ({ page, browser }) => {
