@@ -5,7 +5,7 @@
 # JS glue, the style sheet. Then it starts the release server on a free port with a throw-away
 # data folder and measures each page's first visit on the wire as a browser that accepts brotli
 # makes it: the page and every file it names (the style sheet, the script, the wasm, the code of
-# its screen) and the two Bangla fonts the style sheet loads. The lab's first visit (the page of
+# its screen, its language's sentences) and the two Bangla fonts the style sheet loads. The lab's first visit (the page of
 # a new sandbox) is listed file by file.
 #
 # Fails when a file under /pkg is not sent as brotli under a name the browser may keep for good
@@ -20,8 +20,8 @@ set -euo pipefail
 bin=${1:?usage: scripts/size.sh <path to the release pocketpay-lab server binary>}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-max_wasm_kb=${SIZE_WASM_BR_MAX_KB:-569}
-max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-687}
+max_wasm_kb=${SIZE_WASM_BR_MAX_KB:-494}
+max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-646}
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 data=$(mktemp -d)
@@ -100,9 +100,9 @@ def first_visit(page):
         problems.append(f"{page} was not sent as brotli")
     visit = [(page, len(body), headers.get("Content-Encoding") or "none")]
     # The same page as text, to find what it loads: the style sheet, the script and the wasm it
-    # preloads, the split code of its screen.
+    # preloads, the split code of its screen, the sentences of its language.
     html = get(page, {"Accept-Encoding": "identity"})[0].decode(errors="replace")
-    assets = sorted(set(re.findall(r'(/pkg/[^"\' )]+)', html)))
+    assets = sorted(set(re.findall(r'(/(?:pkg|strings)/[^"\' )]+)', html)))
     if f"/pkg/{main_wasm[0]}" not in assets:
         problems.append(f"{page} does not name {main_wasm[0]}")
         assets.append(f"/pkg/{main_wasm[0]}")
@@ -117,7 +117,7 @@ def first_visit(page):
     for a in dict.fromkeys(assets):
         body, h = get(a)
         visit.append((a, len(body), h.get("Content-Encoding") or "none"))
-        if a.startswith("/pkg/"):
+        if a.startswith(("/pkg/", "/strings/")):
             # Sent as brotli, and kept for good under its hashed name.
             if h.get("Content-Encoding") != "br":
                 problems.append(f"{a} was not sent as brotli")

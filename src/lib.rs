@@ -11,11 +11,21 @@ pub mod domain;
 #[cfg(feature = "ssr")]
 pub mod server;
 
-/// Browser entry point: hydrates the server-rendered page, once the code of the screen it shows
-/// has arrived (each screen's code is a file of its own in the release build; see `app::App`).
+/// Browser entry point: hydrates the server-rendered page once the sentences of its language
+/// and the code of the screen it shows have arrived (each screen's code is a file of its own in
+/// the release build; see `app::App` and `app::i18n`).
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_lazy(app::App);
+    wasm_bindgen_futures::spawn_local(async {
+        let lang = app::i18n::page_lang();
+        if let Err(error) = app::i18n::strings::load(lang).await {
+            // The page stays as the server rendered it, links and forms working; its buttons
+            // wait for a reload.
+            leptos::logging::error!("the page's sentences did not load: {error}");
+            return;
+        }
+        leptos::mount::hydrate_lazy(app::App);
+    });
 }

@@ -1626,3 +1626,119 @@ async fn a_transfer_on_a_paused_clock_answers_within_its_wait() {
     assert_eq!(s["damage"]["debits"], 1);
     assert_eq!(s["balances"]["payments"]["shimul"], 1500);
 }
+
+/// A page names its own language's sentences and nothing of the other's: the front page in
+/// Bangla without a cookie and in English with one; the file it names is brotli at its best,
+/// kept for good, holds that language alone; a wrong version or language is a 404.
+#[tokio::test]
+async fn a_page_is_sent_its_own_languages_sentences() {
+    let edge = Edge::start().await;
+    let page = |cookie: Option<&'static str>| {
+        let mut request = Request::get("/").header("host", HOST);
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        request.body(Body::empty()).unwrap()
+    };
+    let href_of = |html: &str| {
+        let link = html
+            .split("<link")
+            .find(|tag| tag.contains(r#"id="strings""#))
+            .expect("the page names its sentences");
+        link.split(r#"href=""#)
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let mut hrefs = Vec::new();
+    for (cookie, lang, title) in [
+        (None, "bn", "আইডেমপোটেন্সি"),
+        (Some("a=1; pocketpay_lang=en"), "en", "Idempotency"),
+    ] {
+        let a = edge.send(page(cookie)).await;
+        assert_eq!(a.status, StatusCode::OK);
+        let html = String::from_utf8(a.body.to_vec()).unwrap();
+        assert!(
+            html.contains(&format!(r#"<html lang="{lang}""#)),
+            "{lang}: {html:.300}"
+        );
+        let href = href_of(&html);
+        assert!(href.starts_with(&format!("/strings/{lang}.")), "{href}");
+        assert!(
+            html.contains(title),
+            "{lang}: the page is rendered in its language"
+        );
+
+        let plain = edge
+            .send(
+                Request::get(&href)
+                    .header("host", HOST)
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(plain.status, StatusCode::OK, "{href}");
+        assert_eq!(
+            plain.headers["cache-control"],
+            "public, max-age=31536000, immutable"
+        );
+        let text = String::from_utf8(plain.body.to_vec()).unwrap();
+        assert!(text.contains("\napp-title = "), "{lang}: {text:.200}");
+        let other_title = if lang == "bn" {
+            "Idempotency Lab"
+        } else {
+            "ল্যাব"
+        };
+        assert!(
+            !text.contains(other_title),
+            "{lang}: the other language is not sent"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with('#')),
+            "comments are left out"
+        );
+
+        let br = edge
+            .send(
+                Request::get(&href)
+                    .header("host", HOST)
+                    .header("accept-encoding", "gzip, deflate, br, zstd")
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(br.status, StatusCode::OK);
+        assert_eq!(br.headers["content-encoding"], "br");
+        assert!(
+            br.body.len() * 3 < text.len(),
+            "{} of {}",
+            br.body.len(),
+            text.len()
+        );
+        hrefs.push(href);
+    }
+    let version = |h: &str| h.rsplit('.').nth(1).unwrap().to_owned();
+    assert_eq!(
+        version(&hrefs[0]),
+        version(&hrefs[1]),
+        "one version for both"
+    );
+    for wrong in [
+        "/strings/bn.0000000000000000000000.ftl".to_owned(),
+        hrefs[0].replace("/bn.", "/fr."),
+        hrefs[0].replace(".ftl", ".txt"),
+    ] {
+        let a = edge
+            .send(
+                Request::get(&wrong)
+                    .header("host", HOST)
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(a.status, StatusCode::NOT_FOUND, "{wrong}");
+    }
+}

@@ -1,7 +1,7 @@
 //! The front page: what the lab is, and the way in.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 use leptos_router::components::A;
 
 #[component]

@@ -10,20 +10,28 @@ pub mod lab;
 mod run;
 pub mod storage;
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 use leptos_meta::{provide_meta_context, HashedStylesheet, Link, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::{lazy_route, path, Lazy, LazyRoute};
 
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let lang = i18n::page_lang();
+    #[cfg(not(feature = "hydrate"))]
+    let strings = i18n::strings::href(lang);
+    #[cfg(feature = "hydrate")]
+    let strings = String::new();
     view! {
         <!DOCTYPE html>
-        <html>
+        <html lang=lang.id()>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
+                // The page's language's sentences, which the browser needs before it hydrates:
+                // fetched beside the wasm, not after it (app/i18n.rs).
+                <link id="strings" rel="preload" r#as="fetch" crossorigin="anonymous" href=strings />
                 <AutoReload options=options.clone() />
                 // The style sheet under the name the build gave it (its hash in it, when built
                 // with hashed names).
@@ -153,8 +161,8 @@ lazy_screen!(JoinRoute, class::join::JoinPage);
 /// context: so the title holds the translations itself.
 #[component]
 fn AppTitle() -> impl IntoView {
-    let i18n = expect_context::<leptos_fluent::I18n>();
-    view! { <Title text=move || tr!(i18n, "app-title") /> }
+    let i18n = i18n::i18n();
+    view! { <Title text=move || i18n.tr("app-title") /> }
 }
 
 /// The language switch: names the other language in that language, so a reader of either

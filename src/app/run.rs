@@ -2,8 +2,8 @@
 //! original event log's hash); this page replays it into a new sandbox and says whether the
 //! replay's event log has the same hash, then opens it.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use crate::app::error::FnError;
 use crate::domain::run::Rerun;

@@ -53,6 +53,7 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
         .route("/teach/{class}/summary.csv", get(summary_csv))
         .route("/watch/{token}/events", get(mirror_events))
         .route("/join", get(join_entrance))
+        .route("/strings/{file}", get(strings_file))
         // Server functions and pages find the lab as a context of their own (`app::lab::lab`),
         // so the UI needs nothing of this module.
         .leptos_routes_with_context(
@@ -420,11 +421,66 @@ pub fn origin(headers: &HeaderMap) -> String {
     format!("{scheme}://{host}")
 }
 
+/// `GET /strings/{lang}.{version}.ftl`: one language's sentences, which a page fetches before it
+/// hydrates (app/i18n.rs). Compressed once, at brotli's best, for a browser that takes brotli;
+/// the others get them as text, which the compression layer gzips.
+async fn strings_file(
+    axum::extract::Path(file): axum::extract::Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    use crate::app::i18n::{strings, Lang};
+    use std::sync::OnceLock;
+    static BROTLI: [OnceLock<Vec<u8>>; 2] = [OnceLock::new(), OnceLock::new()];
+
+    let Some(lang) = file
+        .strip_suffix(".ftl")
+        .and_then(|rest| rest.split_once('.'))
+        .filter(|(_, version)| *version == strings::version())
+        .and_then(|(lang, _)| Lang::parse(lang))
+    else {
+        return axum::http::StatusCode::NOT_FOUND.into_response();
+    };
+    let text = strings::source(lang);
+    let content_type = (header::CONTENT_TYPE, "text/plain; charset=utf-8");
+    let takes_brotli = headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|coding| coding.split(';').next().is_some_and(|c| c.trim() == "br"));
+    if !takes_brotli {
+        return ([content_type], text).into_response();
+    }
+    let slot = &BROTLI[usize::from(lang == Lang::En)];
+    let body = match slot.get() {
+        Some(body) => body.clone(),
+        None => {
+            let body = tokio::task::spawn_blocking(move || {
+                let mut out = Vec::new();
+                let params = brotli::enc::BrotliEncoderParams {
+                    quality: 11,
+                    lgwin: 22,
+                    ..Default::default()
+                };
+                let _ = brotli::BrotliCompress(&mut text.as_bytes(), &mut out, &params);
+                out
+            })
+            .await
+            .unwrap_or_default();
+            slot.get_or_init(|| body).clone()
+        }
+    };
+    ([content_type, (header::CONTENT_ENCODING, "br")], body).into_response()
+}
+
 /// How long a browser may keep a static file: a name with its content's hash in it
 /// (`pocketpay-lab.<hash>.wasm`) never changes, so for good; the fonts and the icon for a
 /// month; any other file under `/pkg` is asked for again each time (a 304 when unchanged).
 pub fn cache_control(path: &str) -> Option<&'static str> {
-    if let Some(name) = path.strip_prefix("/pkg/") {
+    if let Some(name) = path
+        .strip_prefix("/pkg/")
+        .or_else(|| path.strip_prefix("/strings/"))
+    {
         return Some(if hashed(name) {
             "public, max-age=31536000, immutable"
         } else {

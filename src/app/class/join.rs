@@ -1,8 +1,8 @@
 //! A student's way into a class: `/join/{code}` asks for a name and opens chapter 01 in a
 //! sandbox of their own; the front page's code field leads here.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 use leptos_router::hooks::use_params_map;
 
 use super::{find_class, join_class};

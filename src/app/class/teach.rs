@@ -1,8 +1,8 @@
 //! The instructor's pages: `/teach` makes a class; `/teach/{id}` shows its code huge for the
 //! projector, the join link and its QR code, and one row per student, live.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 use leptos_router::hooks::use_params_map;
 
 use super::{class_page, class_push, create_class, read_class_summary, ClassPageData};

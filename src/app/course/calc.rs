@@ -4,8 +4,8 @@
 //! become support tickets. The defaults reproduce the lesson: 1 GB a day, 2 GB for 48 h,
 //! 7 GB for a week, 365 GB a year; 10,000 unknown outcomes a day; 340 tickets a month.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::notes::RealWorld;
 use crate::app::error::FnError;

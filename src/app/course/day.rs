@@ -3,8 +3,8 @@
 //! found, measured and extrapolated to PocketPay's 2,000,000 transfers, against the lesson's 340
 //! tickets a month before the key and none after.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::calc::decimal;
 use crate::app::error::FnError;

@@ -1,8 +1,8 @@
 //! `/glossary` (lesson section 11): every term in Bangla with its English name, what it means,
 //! and a link to the chapter whose lab shows it (`domain::glossary`).
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use crate::app::i18n::{digits, is_bn, tr_args, tr_id};
 use crate::domain::glossary::TERMS;

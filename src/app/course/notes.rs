@@ -1,8 +1,8 @@
 //! "In the real world" notes (`domain::realworld`): beside a chapter or a calculator, where the
 //! lab's choices differ from production systems, each naming its source.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use crate::app::i18n::tr_id;
 use crate::domain::realworld::{self, Place};

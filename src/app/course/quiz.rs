@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 use serde::{Deserialize, Serialize};
 
 use crate::app::i18n::{digits, num, tr_args, tr_id};

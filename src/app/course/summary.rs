@@ -2,8 +2,8 @@
 //! the tap to the SMS, with the guard that stands at each stop and the chapter that shows it;
 //! a short summary; and the seven points to remember, each linked to its live demo.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use crate::app::i18n::{digits, tr_args, tr_id};
 

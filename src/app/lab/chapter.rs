@@ -5,8 +5,8 @@
 //! the lab keeps only the panels it uses in view ("show every panel" brings the rest back). On
 //! a laptop the chapter is a column that stays in view; on a phone, a drawer over the lab.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::load_scenario;
 use super::stream::LabStream;

@@ -1,8 +1,8 @@
 //! The sandbox clock: where virtual time stands, and the controls that move it (pause, resume,
 //! step, speed, jump).
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::clock_control;
 use super::stream::LabStream;

@@ -1,8 +1,8 @@
 //! The controls the network panel and the instructor panel share: a fault as a slider or a
 //! switch, and the calls that change faults and safeguards on the server.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::stream::LabStream;
 use super::{change_faults, change_safeguards};

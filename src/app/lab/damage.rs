@@ -5,8 +5,8 @@
 //! its way (a debit whose event waits in the outbox or the log) is shown as in flight, not as
 //! damage: the meter is calm during every correct transfer.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::stream::LabStream;
 use crate::app::i18n::{num, taka, tr_args, tr_id};

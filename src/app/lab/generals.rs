@@ -4,8 +4,8 @@
 //! they run). When the last messenger has arrived or been caught, the panel says why no number
 //! of messengers makes both generals sure.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::send_generals;
 use super::stream::LabStream;

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::stream::{LabStream, View};
 use super::wide::open_when_wide;

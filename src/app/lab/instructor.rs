@@ -3,8 +3,8 @@
 //! presenter mode for a projector, and a link that opens this same sandbox on another screen.
 //! A phone shows it folded.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::clock_panel::ClockPanel;
 use super::controls::{apply_faults, ControlError, ErrorLine, FaultRange, Problem};

@@ -24,9 +24,9 @@ mod timeline;
 mod tithi;
 mod wide;
 
+use crate::tr;
 use leptos::prelude::*;
 use leptos::server_fn;
-use leptos_fluent::tr;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::app::error::FnError;

@@ -2,8 +2,8 @@
 //! an INCREMENT, one INSERT keyed by a transfer id), each sent ten times over the sandbox's
 //! lossy network, the results side by side; then the HTTP methods and which are idempotent.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::send_natural;
 use super::stream::LabStream;

@@ -1,8 +1,8 @@
 //! The network panel: how badly the train's network behaves, what the phone's HTTP library and
 //! the load balancer do about it, and the two crafted attacks of scenarios 3 and 4.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::controls::{ControlError, ErrorLine, NetworkFaults};
 use super::crafted_attack;

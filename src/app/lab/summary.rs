@@ -2,8 +2,8 @@
 //! as the ledger and the wallet hold them, and the damage meter's verdict in a few words (which
 //! harm, if any), with a link to the meter. A wide screen shows the phones and the meter side by side and hides it.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::stream::LabStream;
 use crate::app::i18n::{taka, tr_id};

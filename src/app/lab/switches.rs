@@ -4,8 +4,8 @@
 //! that works inside the idempotency table says so while the table is off. On a phone the
 //! groups after the first start folded.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::controls::{apply_safeguards, ControlError, ErrorLine, Problem};
 use super::stream::LabStream;

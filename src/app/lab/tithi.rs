@@ -1,8 +1,8 @@
 //! Tithi's phone: her wallet balance as the wallet service derives it, and the SMS the SMS
 //! service "sent" her, newest first. A credit or SMS that arrives twice shows twice.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::phone::AppTop;
 use super::stream::LabStream;

@@ -12,8 +12,8 @@
 mod http;
 mod storage;
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::stream::LabStream;
 use crate::app::i18n::{digits, taka, tr_id};

@@ -1,6 +1,6 @@
 //! Every timeline event in a sentence of the page's language, from its kind and its facts.
 
-use leptos_fluent::tr;
+use crate::tr;
 
 use crate::app::format::{clock_text, event_time_text, speed_text};
 use crate::app::i18n::{digits, num, taka, tr_args, tr_count, tr_id};

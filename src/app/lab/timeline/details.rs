@@ -1,8 +1,8 @@
 //! The selected event explained: what happened, what it means for the story, the guard that
 //! caught it or the ones that would have, its status code in words, and the raw facts.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::describe::describe;
 use super::row::glyph;

@@ -20,8 +20,8 @@ mod shortcuts;
 
 use std::collections::HashSet;
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::state_at;
 use super::stream::{LabStream, View};

@@ -3,8 +3,8 @@
 
 use std::collections::HashSet;
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use super::describe::describe;
 use super::LANES;

@@ -1,8 +1,8 @@
 //! A link that replays this run elsewhere: the run's seed and timed inputs in the fragment of
 //! a `/run` link.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 use crate::app::error::FnError;
 use crate::app::lab::export_run;

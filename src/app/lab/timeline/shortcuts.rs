@@ -2,8 +2,8 @@
 //! help, Esc closes it and clears the selection) as a hook, the arrow keys that move between
 //! the rows of the list, and the dialog that lists them.
 
+use crate::tr;
 use leptos::prelude::*;
-use leptos_fluent::tr;
 
 #[cfg(feature = "hydrate")]
 use crate::app::lab::clock_control;
