@@ -85,8 +85,8 @@ pub fn i18n() -> I18n {
     expect_context::<I18n>()
 }
 
-/// A message: `tr!("id")`, or with arguments already written for the language,
-/// `tr!("id", { "name" => value, … })`.
+/// A message by its literal id, alone or followed by its arguments already written
+/// for the language: `{ "name" => value, … }`.
 #[macro_export]
 macro_rules! tr {
     ($id:literal) => {
