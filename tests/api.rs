@@ -6,6 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{expect_problem, TestLab};
+use pocketpay_lab::domain::state::{SandboxState, StateDelta};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -364,6 +365,76 @@ async fn reset_returns_to_the_lesson_start() {
     let s = lab.state(&id).await;
     assert_eq!(s["damage"]["intents"], 1);
     assert_eq!(s["damage"]["debits"], 1);
+}
+
+/// A screen that reads the state once and then takes in what its stream says changed holds
+/// what a fresh read holds: through transfers, a guard switched off and a duplicate. A reset
+/// (whose emptied tables no list of rows can say) comes as a gap: read again.
+#[tokio::test]
+async fn a_copy_kept_by_the_streams_changes_equals_a_fresh_read() {
+    let lab = TestLab::start().await;
+    let seed = 23;
+    let id = lab.sandbox(seed).await;
+    lab.clock(&id, json!({"mode": "paused"})).await;
+    let bad = lab
+        .get(&format!("/api/sandboxes/{id}/events?state=yes"))
+        .await;
+    expect_problem(bad, 400, "invalid-field").await;
+    let mut stream = lab
+        .open_stream_at(&format!("/api/sandboxes/{id}/events?state=1"), None)
+        .await;
+    let mut copy: SandboxState = serde_json::from_value(lab.state(&id).await).unwrap();
+    let mut taken = 0;
+    let steps: [(&str, Value); 4] = [
+        ("transfer", json!("a")),
+        (
+            "safeguards",
+            json!({"ledger_unique": false, "idempotency_table": false}),
+        ),
+        ("transfer", json!("a")),
+        ("transfer", json!("b")),
+    ];
+    for (what, arg) in steps {
+        match what {
+            "transfer" => {
+                let key = arg.as_str().unwrap();
+                lab.send(&id, key, json!({"to": "tithi", "amount": 500}), None)
+                    .await;
+            }
+            _ => lab.safeguards(&id, arg).await,
+        }
+        // Past the gap between two deltas, then what a fresh read says.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let fresh: SandboxState = serde_json::from_value(lab.state(&id).await).unwrap();
+        stream
+            .read_until(|s| {
+                s.states
+                    .last()
+                    .is_some_and(|d| d["changed"]["version"].as_u64() >= Some(fresh.version))
+            })
+            .await;
+        for delta in &stream.seen.states[taken..] {
+            let delta: StateDelta = serde_json::from_value(delta.clone()).unwrap();
+            if delta.from == copy.version {
+                // Every table here holds fewer rows than a window: nothing older comes
+                // into view, so no delta asks for a read.
+                assert!(copy.apply(&delta), "seed {seed}: a delta asked for a read");
+            }
+        }
+        taken = stream.seen.states.len();
+        assert!(fresh.tables.values().all(|rows| rows.len() < 100));
+        assert_eq!(copy.version, fresh.version, "seed {seed}, after {what}");
+        assert_eq!(copy, fresh, "seed {seed}, after {what}");
+    }
+    assert!(
+        copy.damage.double_charges > 0,
+        "the duplicate shows in the copy too"
+    );
+    let r = lab
+        .post(&format!("/api/sandboxes/{id}/reset"), json!({}))
+        .await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    stream.read_until(|s| s.gaps > 0).await;
 }
 
 #[tokio::test]

@@ -10,6 +10,8 @@ use super::{ClockState, Faults, Safeguards};
 pub const SHIMUL_OPENING: i64 = 2_000;
 /// Tithi's balance when the lesson starts.
 pub const TITHI_OPENING: i64 = 0;
+/// The rows of each table a lab screen keeps: the newest ones, by rowid.
+pub const SCREEN_ROWS: i64 = 100;
 
 /// Balances as each service's own store derives them (never a number kept on the side).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,9 +224,107 @@ pub struct SandboxState {
     #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub tables: BTreeMap<String, Vec<serde_json::Value>>,
     pub damage: Damage,
+    /// Each table's rows' SQLite rowids, in the order of its rows in `tables`, as
+    /// `{"store.table": [rowid, …]}`: what a change to a row ([`StateDelta`]) is matched by.
+    /// Plain JSON, so the browser reads it with the code it reads the rows with (a typed map
+    /// of lists costs the browser build about 3 KB of its own JSON-reading code).
+    #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
+    pub rowids: serde_json::Value,
+    /// Where this state stands in the sandbox's chain of changes: the [`StateDelta`] whose
+    /// `from` is this version follows it. A fresh read carries the version current then.
+    #[serde(default)]
+    pub version: u64,
+}
+
+/// What changed in a sandbox since a version of its state. The event stream carries one after
+/// each burst of work, so a screen follows the stores without reading them all again
+/// (ARCHITECTURE.md, "The lab screen"). It is written as a state itself (the browser reads it
+/// with the code it reads a state with): `changed` holds the settings, balances, damage and
+/// clock as they are now, its `version` the one it leads to, and for each table with a row
+/// written or deleted since `from`, the changed rows still in view and their rowids.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StateDelta {
+    pub from: u64,
+    pub changed: SandboxState,
+    /// For each changed table, the rowids a fresh read would carry now (its newest
+    /// [`SCREEN_ROWS`]), as runs of consecutive ids, flat: `{"store.table": [first, last,
+    /// first, last, …]}`. What a copy keeps: a deleted row leaves the copy this way, and so
+    /// does one SQLite removes without saying so (`INSERT OR REPLACE` takes the old row out
+    /// unseen). Plain JSON, as `rowids` is.
+    pub window: serde_json::Value,
+}
+
+/// The whole numbers of a JSON list (none for anything else).
+fn ints(list: Option<&serde_json::Value>) -> Vec<i64> {
+    list.and_then(serde_json::Value::as_array)
+        .map(|l| l.iter().filter_map(serde_json::Value::as_i64).collect())
+        .unwrap_or_default()
 }
 
 impl SandboxState {
+    /// Takes in `delta`, which follows this state (`delta.from == self.version`): each
+    /// changed row is written in, and each changed table keeps the rows in its window. Returns
+    /// `false` when the result may differ from a fresh read: a window holds a row this copy
+    /// never had (an older row that came into view when a newer one left). Read the state
+    /// again then.
+    pub fn apply(&mut self, delta: &StateDelta) -> bool {
+        let now = &delta.changed;
+        self.version = now.version;
+        self.clock = now.clock;
+        self.safeguards = now.safeguards.clone();
+        self.faults = now.faults.clone();
+        self.balances = now.balances.clone();
+        self.damage = now.damage.clone();
+        let mut complete = true;
+        let Some(windows) = delta.window.as_object() else {
+            return false;
+        };
+        for (table, window) in windows {
+            let rows = self.tables.entry(table.clone()).or_default();
+            let mut ids = ints(self.rowids.get(table));
+            if ids.len() != rows.len() {
+                complete = false;
+                continue;
+            }
+            let changed_ids = ints(now.rowids.get(table));
+            if let Some(changed_rows) = now.tables.get(table) {
+                for (rowid, row) in changed_ids.iter().zip(changed_rows) {
+                    match ids.binary_search(rowid) {
+                        Ok(i) => rows[i] = row.clone(),
+                        Err(i) => {
+                            ids.insert(i, *rowid);
+                            rows.insert(i, row.clone());
+                        }
+                    }
+                }
+            }
+            let window = ints(Some(window));
+            let runs: Vec<(i64, i64)> = window.chunks(2).map(|r| (r[0], r[r.len() - 1])).collect();
+            let in_view = |id: i64| runs.iter().any(|&(a, b)| (a..=b).contains(&id));
+            let mut kept = 0;
+            let mut i = 0;
+            while i < ids.len() {
+                if in_view(ids[i]) {
+                    kept += 1;
+                    i += 1;
+                } else {
+                    ids.remove(i);
+                    rows.remove(i);
+                }
+            }
+            let wanted: i64 = runs.iter().map(|&(a, b)| b - a + 1).sum();
+            complete &= kept as i64 == wanted;
+            match &mut self.rowids {
+                serde_json::Value::Object(map) => {
+                    map.insert(table.clone(), ids.into());
+                }
+                other => *other = serde_json::json!({ table.clone(): ids }),
+            }
+        }
+        complete
+    }
+
     /// The id of the newest timeline event this state already reflects, read from its copy of
     /// the event log (`lab.events`); 0 when that copy is empty.
     pub fn last_event_id(&self) -> i64 {
@@ -299,8 +399,12 @@ pub(crate) fn state_with_log(rows: Vec<serde_json::Value>) -> SandboxState {
         safeguards: Safeguards::default(),
         faults: Faults::default(),
         balances: Balances::default(),
+        rowids: serde_json::json!({
+            "lab.events": rows.iter().filter_map(|r| r["id"].as_i64()).collect::<Vec<_>>(),
+        }),
         tables: BTreeMap::from([("lab.events".to_owned(), rows)]),
         damage: Damage::default(),
+        version: 0,
     }
 }
 
@@ -516,5 +620,102 @@ mod tests {
             s.balances.payments["shimul"], 1_500,
             "balances wait for a read"
         );
+    }
+
+    /// Rowids as runs of consecutive ones, flat, as the server sends a table's window.
+    fn runs(ids: &[i64]) -> Vec<i64> {
+        let mut out: Vec<i64> = Vec::new();
+        for &id in ids {
+            match out.last_mut() {
+                Some(last) if *last + 1 == id => *last = id,
+                _ => out.extend([id, id]),
+            }
+        }
+        out
+    }
+
+    /// One table changed at random, its changes sent as the server sends them (the changed
+    /// rows in view, each as it is now, and the rowids in view), taken in by a copy:
+    /// after every batch the copy equals a fresh read (`keep` rows), or says it must read
+    /// again. Some rows are replaced as `INSERT OR REPLACE` does: the old rowid leaves unseen.
+    #[test]
+    fn changes_taken_in_match_a_fresh_read() {
+        use std::collections::BTreeSet;
+        let keep = 5usize;
+        let read = |table: &BTreeMap<i64, serde_json::Value>, version: u64| {
+            let newest: Vec<(&i64, &serde_json::Value)> =
+                table.iter().rev().take(keep).rev().collect();
+            let mut s = state_with_log(vec![]);
+            s.tables =
+                BTreeMap::from([("t".to_owned(), newest.iter().map(|r| r.1.clone()).collect())]);
+            s.rowids = json!({ "t": newest.iter().map(|r| *r.0).collect::<Vec<_>>() });
+            s.version = version;
+            s
+        };
+        let mut reads = 0;
+        for seed in 1..=60u64 {
+            let mut rng = seed;
+            let mut next = move |n: u64| {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                rng % n
+            };
+            let mut table = BTreeMap::new();
+            let mut next_id = 1;
+            let mut copy = read(&table, 0);
+            for version in 1..150u64 {
+                let mut changed = BTreeSet::new();
+                for _ in 0..next(6) {
+                    let existing: Vec<i64> = table.keys().copied().collect();
+                    let op = if existing.is_empty() { 0 } else { next(3) };
+                    let id = if op == 0 {
+                        next_id += 1;
+                        next_id
+                    } else {
+                        existing[next(existing.len() as u64) as usize]
+                    };
+                    if op == 2 {
+                        table.remove(&id);
+                    } else if op == 1 && next(4) == 0 {
+                        // Replaced: the old row goes without a word, the new one takes a new id.
+                        table.remove(&id);
+                        next_id += 1;
+                        table.insert(next_id, json!({ "id": next_id, "v": version }));
+                        changed.insert(next_id);
+                        continue;
+                    } else {
+                        table.insert(id, json!({ "id": id, "v": version }));
+                    }
+                    changed.insert(id);
+                }
+                if changed.is_empty() {
+                    continue;
+                }
+                // As the server sends them: the changed rows in view, and the view.
+                let fresh = read(&table, version);
+                let in_view = &ints(fresh.rowids.get("t"));
+                let (ids, rows): (Vec<i64>, Vec<serde_json::Value>) = in_view
+                    .iter()
+                    .filter(|id| changed.contains(id))
+                    .map(|id| (*id, table[id].clone()))
+                    .unzip();
+                let mut now = fresh.clone();
+                now.tables = BTreeMap::from([("t".to_owned(), rows)]);
+                now.rowids = json!({ "t": ids });
+                let delta = StateDelta {
+                    from: version - 1,
+                    changed: now,
+                    window: json!({ "t": runs(in_view) }),
+                };
+                if !copy.apply(&delta) {
+                    reads += 1;
+                    copy = read(&table, version);
+                }
+                assert_eq!(copy, fresh, "seed {seed}, version {version}");
+            }
+        }
+        // Most batches are taken in without a read.
+        assert!(reads < 60 * 149 / 3, "{reads} reads");
     }
 }

@@ -15,7 +15,7 @@
 //! hand-over, which costs a round trip to SQLite's thread each time (ARCHITECTURE.md, "Sandboxes
 //! and their stores").
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -44,6 +44,9 @@ const LOCK_TIMEOUT: Duration = Duration::from_secs(30);
 pub const STORE_IDLE: Duration = Duration::from_secs(10);
 /// The most rows of one table a snapshot carries (the newest ones).
 pub const SNAPSHOT_ROWS: i64 = 1_000;
+/// The most changed rows [`Changes`] remembers before it gives up and says "everything": past
+/// this, a screen reads the whole state again, which is cheaper than the list.
+const MAX_CHANGES: usize = 5_000;
 
 /// One service's store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -144,6 +147,60 @@ pub struct Stores {
 struct Inner {
     dir: PathBuf,
     slots: BTreeMap<StoreName, Mutex<Slot>>,
+    /// Rows written or deleted since [`Stores::take_changes`] last took them, noted by each
+    /// connection's update hook as SQLite makes the change.
+    changes: Arc<std::sync::Mutex<Changes>>,
+}
+
+/// The rows changed in a sandbox's stores, by store, table and rowid: what a screen's copy of
+/// the state must read again (`sandbox/snapshot.rs`). A change later rolled back is still
+/// noted, which costs a row read again and nothing more; a change SQLite makes without telling
+/// the hook (a `DELETE` of a whole table, which [`Stores::reset_services`] runs) marks
+/// everything changed, as does a list past [`MAX_CHANGES`].
+#[derive(Debug, Default)]
+pub struct Changes {
+    pub rows: BTreeMap<StoreName, BTreeMap<String, BTreeSet<i64>>>,
+    /// Too much, or something unlisted, changed: read everything.
+    pub everything: bool,
+    count: usize,
+}
+
+impl Changes {
+    fn note(&mut self, store: StoreName, table: &str, rowid: i64) {
+        if self.everything {
+            return;
+        }
+        if self.count >= MAX_CHANGES {
+            self.everything = true;
+            self.rows.clear();
+            return;
+        }
+        let tables = self.rows.entry(store).or_default();
+        let ids = match tables.get_mut(table) {
+            Some(ids) => ids,
+            None => tables.entry(table.to_owned()).or_default(),
+        };
+        self.count += usize::from(ids.insert(rowid));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !self.everything && self.rows.is_empty()
+    }
+}
+
+/// Notes every row change of `conn` (store `name`) in `changes`.
+async fn note_changes(
+    conn: &mut SqliteConnection,
+    name: StoreName,
+    changes: &Arc<std::sync::Mutex<Changes>>,
+) -> Result<(), sqlx::Error> {
+    let changes = Arc::clone(changes);
+    conn.lock_handle().await?.set_update_hook(move |change| {
+        if let Ok(mut c) = changes.lock() {
+            c.note(name, change.table, change.rowid);
+        }
+    });
+    Ok(())
 }
 
 /// One store's connection, if open, and when it was last handed out.
@@ -231,9 +288,11 @@ impl Stores {
     /// Opens (creating if needed) and migrates every store of a sandbox in `dir`.
     pub async fn open(dir: &Path) -> Result<Stores, sqlx::Error> {
         let mut slots = BTreeMap::new();
+        let changes = Arc::new(std::sync::Mutex::new(Changes::default()));
         for name in StoreName::ALL {
             let mut conn = connect_options(&dir.join(name.file()))?.connect().await?;
             name.migrator().run_direct(&mut conn).await?;
+            note_changes(&mut conn, name, &changes).await?;
             slots.insert(
                 name,
                 Mutex::new(Slot {
@@ -247,6 +306,7 @@ impl Stores {
             inner: Arc::new(Inner {
                 dir: dir.to_path_buf(),
                 slots,
+                changes,
             }),
         })
     }
@@ -268,7 +328,9 @@ impl Stores {
         }
         if slot.conn.is_none() {
             let file = self.inner.dir.join(name.file());
-            slot.conn = Some(connect_options(&file)?.connect().await?);
+            let mut conn = connect_options(&file)?.connect().await?;
+            note_changes(&mut conn, name, &self.inner.changes).await?;
+            slot.conn = Some(conn);
         }
         slot.used = Instant::now();
         Ok(StoreConn { slot })
@@ -343,7 +405,30 @@ impl Stores {
             }
             tx.commit().await?;
         }
+        self.changed_everything();
         Ok(())
+    }
+
+    /// The rows changed since the last call, and from now on none.
+    pub fn take_changes(&self) -> Changes {
+        self.inner
+            .changes
+            .lock()
+            .map(|mut c| std::mem::take(&mut *c))
+            .unwrap_or_default()
+    }
+
+    /// Whether any row changed since [`Stores::take_changes`] last took them.
+    pub fn changed(&self) -> bool {
+        self.inner.changes.lock().is_ok_and(|c| !c.is_empty())
+    }
+
+    /// Notes a change the update hook does not see: everything is to be read again.
+    pub fn changed_everything(&self) {
+        if let Ok(mut c) = self.inner.changes.lock() {
+            c.everything = true;
+            c.rows.clear();
+        }
     }
 
     /// The user tables of a store, in creation order.
@@ -358,12 +443,10 @@ impl Stores {
     }
 
     /// Every table of every store as JSON rows, keyed `store.table`: the inspector's view. Each
-    /// table carries at most `rows` rows, the newest ([`SNAPSHOT_ROWS`] for the API).
-    pub async fn snapshot(
-        &self,
-        rows: i64,
-    ) -> Result<BTreeMap<String, Vec<serde_json::Value>>, sqlx::Error> {
-        let mut tables = BTreeMap::new();
+    /// table carries at most `rows` rows, the newest, and their rowids in the same order
+    /// ([`SNAPSHOT_ROWS`] for the API).
+    pub async fn snapshot(&self, rows: i64) -> Result<Snapshot, sqlx::Error> {
+        let mut out = Snapshot::default();
         for name in StoreName::ALL {
             for table in self.table_names(name).await? {
                 let sql = format!(
@@ -371,17 +454,79 @@ impl Stores {
                      ORDER BY _rowid",
                     t = quote_ident(&table)
                 );
-                let rows = sqlx::query(&sql)
+                let found = sqlx::query(&sql)
                     .bind(rows)
                     .fetch_all(&mut *self.conn(name).await?)
                     .await?;
-                tables.insert(
-                    format!("{}.{}", name.id(), table),
-                    rows.iter().map(row_to_json).collect(),
-                );
+                let key = format!("{}.{}", name.id(), table);
+                let ids: Vec<i64> = found.iter().map(|r| r.get::<i64, _>("_rowid")).collect();
+                out.rowids.insert(key.clone(), ids.into());
+                out.tables
+                    .insert(key, found.iter().map(row_to_json).collect());
             }
         }
-        Ok(tables)
+        Ok(out)
+    }
+
+    /// Every row of one table with its rowid, oldest first (a small table: the broker's
+    /// partitions).
+    pub async fn snapshot_table(
+        &self,
+        name: StoreName,
+        table: &str,
+    ) -> Result<Vec<(i64, serde_json::Value)>, sqlx::Error> {
+        let sql = format!(
+            "SELECT rowid AS _rowid, * FROM {t} ORDER BY rowid",
+            t = quote_ident(table)
+        );
+        Ok(sqlx::query(&sql)
+            .fetch_all(&mut *self.conn(name).await?)
+            .await?
+            .iter()
+            .map(|r| (r.get::<i64, _>("_rowid"), row_to_json(r)))
+            .collect())
+    }
+
+    /// The rowids of `table`'s newest `rows` rows, oldest first.
+    pub async fn newest_rowids(
+        &self,
+        name: StoreName,
+        table: &str,
+        rows: i64,
+    ) -> Result<Vec<i64>, sqlx::Error> {
+        let sql = format!(
+            "SELECT rowid FROM {t} ORDER BY rowid DESC LIMIT ?1",
+            t = quote_ident(table)
+        );
+        let mut ids: Vec<i64> = sqlx::query_scalar(&sql)
+            .bind(rows)
+            .fetch_all(&mut *self.conn(name).await?)
+            .await?;
+        ids.reverse();
+        Ok(ids)
+    }
+
+    /// The rows of `table` with these rowids (sorted), oldest first, as they are now.
+    pub async fn rows_by_id(
+        &self,
+        name: StoreName,
+        table: &str,
+        ids: &[i64],
+    ) -> Result<Vec<(i64, serde_json::Value)>, sqlx::Error> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let sql = format!(
+            "SELECT rowid AS _rowid, * FROM {t} WHERE rowid IN ({list}) ORDER BY rowid",
+            t = quote_ident(table)
+        );
+        Ok(sqlx::query(&sql)
+            .fetch_all(&mut *self.conn(name).await?)
+            .await?
+            .iter()
+            .map(|r| (r.get::<i64, _>("_rowid"), row_to_json(r)))
+            .collect())
     }
 
     /// Closes every store, waiting for statements under way to finish; nothing opens them
@@ -395,6 +540,14 @@ impl Stores {
             }
         }
     }
+}
+
+/// Every table's newest rows as JSON, and their rowids in the same order, keyed `store.table`.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub tables: BTreeMap<String, Vec<serde_json::Value>>,
+    /// `{"store.table": [rowid, …]}`.
+    pub rowids: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Quotes an identifier read from `sqlite_master` (never user input) for use in SQL text.
@@ -448,7 +601,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(mode, "wal");
-        let tables = stores.snapshot(SNAPSHOT_ROWS).await.unwrap();
+        let tables = stores.snapshot(SNAPSHOT_ROWS).await.unwrap().tables;
         let accounts = &tables["payments.accounts"];
         assert_eq!(accounts.len(), 2);
         assert_eq!(accounts[0]["user_id"], "shimul");
@@ -459,7 +612,7 @@ mod tests {
         // A second reset gives the same rows, not twice as many.
         stores.reset_services().await.unwrap();
         assert_eq!(
-            stores.snapshot(SNAPSHOT_ROWS).await.unwrap()["payments.accounts"].len(),
+            stores.snapshot(SNAPSHOT_ROWS).await.unwrap().tables["payments.accounts"].len(),
             2
         );
         stores.close().await;
@@ -511,6 +664,64 @@ mod tests {
         let again = Stores::open(dir.path()).await.unwrap();
         assert_eq!(ledger_rows(&again).await, 1);
         again.close().await;
+    }
+
+    #[tokio::test]
+    async fn every_row_written_or_deleted_is_noted_until_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let stores = Stores::open(dir.path()).await.unwrap();
+        stores.reset_services().await.unwrap();
+        // A reset empties whole tables, which SQLite does without telling the hook.
+        assert!(stores.take_changes().everything);
+        assert!(!stores.changed());
+        let insert = "INSERT INTO ledger (transfer_id, txn, user_id, counterparty, amount, balance_after, idem_key, at_ms, lab_intent) VALUES (?1, 'TXN-1', 'shimul', 'tithi', -500, 1500, ?1, 0, 'i')";
+        for id in ["a", "b"] {
+            sqlx::query(insert)
+                .bind(id)
+                .execute(&mut *stores.conn(StoreName::Payments).await.unwrap())
+                .await
+                .unwrap();
+        }
+        sqlx::query("UPDATE accounts SET opening_balance = 10 WHERE user_id = 'tithi'")
+            .execute(&mut *stores.conn(StoreName::Payments).await.unwrap())
+            .await
+            .unwrap();
+        assert!(stores.changed());
+        let c = stores.take_changes();
+        assert!(!c.everything);
+        let payments = &c.rows[&StoreName::Payments];
+        assert_eq!(payments["ledger"].len(), 2);
+        assert_eq!(payments["accounts"].len(), 1);
+        let ledger: Vec<i64> = payments["ledger"].iter().copied().collect();
+        // A deleted row is no longer in view; rows still there read as they are now.
+        sqlx::query("DELETE FROM ledger WHERE transfer_id = 'a'")
+            .execute(&mut *stores.conn(StoreName::Payments).await.unwrap())
+            .await
+            .unwrap();
+        let in_view = stores
+            .newest_rowids(StoreName::Payments, "ledger", 100)
+            .await
+            .unwrap();
+        assert_eq!(in_view, vec![ledger[1]]);
+        let now = stores
+            .rows_by_id(StoreName::Payments, "ledger", &ledger)
+            .await
+            .unwrap();
+        assert_eq!(now.len(), 1);
+        assert_eq!(now[0].1["transfer_id"], "b");
+        // A store closed for being idle and opened again still notes its changes.
+        stores.take_changes();
+        stores.close_idle(Duration::ZERO).await;
+        sqlx::query(insert)
+            .bind("c")
+            .execute(&mut *stores.conn(StoreName::Payments).await.unwrap())
+            .await
+            .unwrap();
+        assert_eq!(
+            stores.take_changes().rows[&StoreName::Payments]["ledger"].len(),
+            1
+        );
+        stores.close().await;
     }
 
     async fn ledger_rows(stores: &Stores) -> i64 {

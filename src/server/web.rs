@@ -262,8 +262,10 @@ async fn class_events(
 async fn mirror_events(
     State(state): State<AppState>,
     axum::extract::Path(token): axum::extract::Path<String>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, LabError> {
+    let follow = super::api::sse::follows_state(query.as_deref())?;
     let sandboxes = state.sandboxes;
     let id = sandboxes
         .classes()
@@ -271,7 +273,7 @@ async fn mirror_events(
         .await?
         .ok_or(LabError::NotFound)?;
     let sandbox = sandboxes.get(&id).await?;
-    Ok(super::api::sse::stream(&sandboxes, sandbox, &headers)?.into_response())
+    Ok(super::api::sse::stream(&sandboxes, sandbox, &headers, follow)?.into_response())
 }
 
 /// `GET /teach/{class}/students/{sandbox}/open`: the instructor opens a student's lab read-only

@@ -194,9 +194,13 @@ impl TestLab {
 
     /// Opens a sandbox's event stream, resuming after `last_event_id` if given.
     pub async fn open_stream(&self, id: &str, last_event_id: Option<&str>) -> OpenStream {
-        let mut req = self
-            .client
-            .get(self.url(&format!("/api/sandboxes/{id}/events")));
+        self.open_stream_at(&format!("/api/sandboxes/{id}/events"), last_event_id)
+            .await
+    }
+
+    /// Opens an event stream at `path` (a query allowed), resuming after `last_event_id`.
+    pub async fn open_stream_at(&self, path: &str, last_event_id: Option<&str>) -> OpenStream {
+        let mut req = self.client.get(self.url(path));
         if let Some(last) = last_event_id {
             req = req.header("Last-Event-ID", last);
         }
@@ -260,6 +264,10 @@ pub struct Stream {
     /// `(sse id, event)` of each `timeline` message.
     pub timeline: Vec<(i64, Value)>,
     pub clocks: Vec<Value>,
+    /// Each `state` message: what changed in the state (`?state=1`).
+    pub states: Vec<Value>,
+    /// How many `state-gap` messages came.
+    pub gaps: usize,
     /// Message types in arrival order.
     pub order: Vec<String>,
 }
@@ -297,6 +305,14 @@ impl Stream {
                 Some("clock") => {
                     s.clocks.push(serde_json::from_str(&data).unwrap());
                     s.order.push("clock".into());
+                }
+                Some("state") => {
+                    s.states.push(serde_json::from_str(&data).unwrap());
+                    s.order.push("state".into());
+                }
+                Some("state-gap") => {
+                    s.gaps += 1;
+                    s.order.push("state-gap".into());
                 }
                 _ => {}
             }

@@ -14,7 +14,7 @@ use crate::domain::{Damage, Verdict};
 
 #[component]
 pub fn DamageMeter(live: LabStream) -> impl IntoView {
-    let state = live.shown;
+    let state = live.shown();
     let verdict = move || state.with(|s| s.damage.verdict());
     let harmed = move || verdict().is_harm();
     let in_flight = move || state.with(|s| s.damage.in_flight > 0);

@@ -36,7 +36,7 @@ const FIRST_ROWS: usize = 10;
 
 #[component]
 pub fn Inspector(live: LabStream) -> impl IntoView {
-    let state = live.shown;
+    let state = live.shown();
     let view = live.view;
     let fold = NodeRef::<leptos::html::Details>::new();
     open_when_wide(fold);
@@ -127,7 +127,7 @@ fn ClaimStatement() -> impl IntoView {
 
 #[component]
 fn TableView(live: LabStream, name: String) -> impl IntoView {
-    let state = live.shown;
+    let state = live.shown();
     let open = RwSignal::new(OPEN_AT_START.contains(&name.as_str()));
     let show_all = RwSignal::new(false);
     let key = StoredValue::new(name.clone());

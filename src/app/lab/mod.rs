@@ -52,7 +52,7 @@ pub(crate) use timeline::describe as describe_event;
 use tithi::TithiPhone;
 
 /// Rows per table the screen reads; the newest ones.
-pub const ROWS_PER_TABLE: i64 = 100;
+pub const ROWS_PER_TABLE: i64 = crate::domain::state::SCREEN_ROWS;
 
 /// The sandboxes every server function serves (the ones `main.rs` started; `server::web::app`
 /// provides them).

@@ -2,10 +2,14 @@
 //!
 //! During server rendering nothing connects; the signals hold what the server rendered. Once
 //! hydrated, an `EventSource` delivers the clock and every timeline event; the browser resends
-//! `Last-Event-ID` on its own when the connection drops, so nothing is missed. Each burst of
-//! events also refreshes the sandbox's state (balances, tables, damage), so every panel shows
-//! what the stores hold now. Events that arrive within one animation frame are added
-//! together, so a burst of thousands costs a few renders, not thousands.
+//! `Last-Event-ID` on its own when the connection drops, so nothing is missed. The same stream
+//! carries what changed in the sandbox's state after each burst of work (a [`StateDelta`]:
+//! the rows written or deleted, balances, damage, settings), which the page applies to its
+//! copy, so every panel shows what the stores hold now without reading them all again. The
+//! whole state is read when the stream opens, when a delta does not follow the copy's version
+//! (a gap: a delta missed, or one the server could not list), and after a reset. Events that
+//! arrive within one animation frame are added together, so a burst of thousands costs a few
+//! renders, not thousands.
 //!
 //! A reset is taken in once, by its event's id ([`ResetMark`]): the stream replays the log from
 //! its start when it connects, the reset the page opened after included, and the reset button
@@ -17,18 +21,16 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 
 use crate::domain::phone_app::Presence;
-use crate::domain::state::ResetMark;
+use crate::domain::state::{ResetMark, StateDelta};
 use crate::domain::{ClockState, EventKind, Layer, Outcome, SandboxState, TimelineEvent};
 
 /// How many events the screen keeps (the timeline draws only those in view).
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 pub const KEEP_EVENTS: usize = 50_000;
 
-/// How long after a burst of events the state is read again, ms: at ×10 live, 400 rather than
-/// 150 halves the reads (each about 230 KB to take in), which the timeline's marks wait behind
-/// on a slow machine (BENCHMARKS.md, "The timeline in a browser").
+/// Deltas kept while a read of the whole state is under way, to apply after it.
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-const REFRESH_DELAY_MS: u64 = 400;
+const WAITING_DELTAS: usize = 64;
 
 /// Duplicates caught and escaped on one lane.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,8 +64,6 @@ pub struct LabStream {
     pub sent_ms: StoredValue<HashMap<i64, f64>>,
     /// The inspector's view: now, or rewound to an event.
     pub view: RwSignal<View>,
-    /// The state the inspector and the damage meter show: the present, or the rewound past.
-    pub shown: Memo<SandboxState>,
     /// Events that arrived since the last frame.
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
     incoming: StoredValue<(Vec<TimelineEvent>, bool)>,
@@ -77,8 +77,8 @@ pub struct LabStream {
     reset_mark: StoredValue<ResetMark>,
     /// A state read is under way / another one is wanted after it.
     refreshing: RwSignal<(bool, bool)>,
-    /// A state read is scheduled.
-    refresh_due: StoredValue<bool>,
+    /// Deltas that arrived during a read of the whole state, or ahead of the copy's version.
+    waiting: StoredValue<Vec<StateDelta>>,
     sandbox: StoredValue<String>,
     /// A read-only mirror: `sandbox` is then the mirror's token, and the state and the stream
     /// are read through it.
@@ -94,12 +94,7 @@ impl LabStream {
         let reset_mark = StoredValue::new(ResetMark::reflecting(&initial));
         let state = RwSignal::new(initial);
         let view = RwSignal::new(View::Now);
-        let shown = Memo::new(move |_| match view.get() {
-            View::At(_, past) => *past,
-            _ => state.get(),
-        });
         LabStream {
-            shown,
             clock: RwSignal::new(clock),
             clock_at: RwSignal::new(0.0),
             events: RwSignal::new(Vec::new()),
@@ -112,7 +107,7 @@ impl LabStream {
             resets: RwSignal::new(0),
             reset_mark,
             refreshing: RwSignal::new((false, false)),
-            refresh_due: StoredValue::new(false),
+            waiting: StoredValue::new(Vec::new()),
             sandbox: StoredValue::new(sandbox),
             readonly,
             presence: RwSignal::new(Presence::default()),
@@ -124,31 +119,64 @@ impl LabStream {
         self.sandbox.get_value()
     }
 
-    /// Reads the state again a moment from now: a burst of events costs one read, and the
-    /// marks of the timeline do not wait behind it.
+    /// The state the inspector and the damage meter show: the present, or the rewound past.
+    pub fn shown(&self) -> Shown {
+        Shown {
+            view: self.view,
+            state: self.state,
+        }
+    }
+
+    /// Takes a delta from the stream: applied at once when it follows the copy's version,
+    /// kept for later while a read is under way, and a read begun when it shows a gap.
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-    fn refresh_soon(&self) {
-        let mut schedule = false;
-        self.refresh_due.update_value(|due| {
-            if !*due {
-                *due = true;
-                schedule = true;
+    fn receive_delta(&self, delta: StateDelta) {
+        let (busy, _) = self.refreshing.get_untracked();
+        let version = self.state.with_untracked(|s| s.version);
+        if busy || delta.from > version {
+            self.waiting.update_value(|w| {
+                w.push(delta);
+                if w.len() > WAITING_DELTAS {
+                    w.remove(0);
+                }
+            });
+            if !busy {
+                self.refresh();
             }
-        });
-        if schedule {
-            let this = self.clone();
-            set_timeout(
-                move || {
-                    this.refresh_due.set_value(false);
-                    this.refresh();
-                },
-                std::time::Duration::from_millis(REFRESH_DELAY_MS),
-            );
+        } else if delta.from == version {
+            self.apply(&delta);
+        }
+    }
+
+    /// Applies a delta that follows the copy's version; reads the state again when the copy
+    /// can no longer match a fresh read (an older row came into view).
+    fn apply(&self, delta: &StateDelta) {
+        let mut complete = true;
+        self.state.update(|s| complete = s.apply(delta));
+        if !complete {
+            self.refresh();
+        }
+    }
+
+    /// After a read: applies the deltas that came during it, in order from the read's
+    /// version; one that still does not follow means a delta was missed, so read again.
+    fn apply_waiting(&self) {
+        let mut waiting = Vec::new();
+        self.waiting.update_value(|w| waiting = std::mem::take(w));
+        // They came in the order the server sent them.
+        for delta in waiting {
+            let version = self.state.with_untracked(|s| s.version);
+            if delta.from == version {
+                self.apply(&delta);
+            } else if delta.from > version {
+                self.refresh();
+                return;
+            }
         }
     }
 
     /// Reads the sandbox's state again; calls that come while a read is under way are folded
-    /// into one more read after it.
+    /// into one more read after it. The deltas that arrive meanwhile are applied after it.
     pub fn refresh(&self) {
         let (busy, _) = self.refreshing.get_untracked();
         if busy {
@@ -181,6 +209,7 @@ impl LabStream {
                     break;
                 }
             }
+            this.apply_waiting();
         });
     }
 
@@ -321,7 +350,6 @@ impl LabStream {
                 list.drain(..extra);
             }
         });
-        self.refresh_soon();
     }
 
     /// Connects to the sandbox's event stream once hydrated; closes it when the view goes.
@@ -329,13 +357,39 @@ impl LabStream {
         #[cfg(feature = "hydrate")]
         {
             let url = if self.readonly {
-                format!("/watch/{}/events", self.sandbox())
+                format!("/watch/{}/events?state=1", self.sandbox())
             } else {
-                format!("/api/sandboxes/{}/events", self.sandbox())
+                format!("/api/sandboxes/{}/events?state=1", self.sandbox())
             };
             let this = self.clone();
             Effect::new(move |_| browser::open(&url, this.clone()));
         }
+    }
+}
+
+/// The state a panel shows: the present, or the rewound past while the inspector shows it.
+/// Read in place (`with`), never copied.
+#[derive(Clone, Copy)]
+pub struct Shown {
+    view: RwSignal<View>,
+    state: RwSignal<SandboxState>,
+}
+
+impl Shown {
+    pub fn with<R>(&self, f: impl FnOnce(&SandboxState) -> R) -> R {
+        let mut f = Some(f);
+        let mut out = None;
+        self.with_dyn(&mut |s| out = f.take().map(|f| f(s)));
+        out.expect("the state is read once")
+    }
+
+    /// The reading itself, compiled once for every panel that reads.
+    fn with_dyn(&self, f: &mut dyn FnMut(&SandboxState)) {
+        let state = self.state;
+        self.view.with(|view| match view {
+            View::At(_, past) => f(past),
+            _ => state.with(|s| f(s)),
+        })
     }
 }
 
@@ -360,6 +414,7 @@ mod browser {
 
     use super::LabStream;
     use crate::domain::phone_app::Presence;
+    use crate::domain::state::StateDelta;
     use crate::domain::{ClockState, TimelineEvent};
 
     pub fn open(url: &str, stream: LabStream) {
@@ -405,6 +460,24 @@ mod browser {
                 }
             })
         };
+        let on_state = {
+            let stream = stream.clone();
+            Closure::<dyn Fn(MessageEvent)>::new(move |m: MessageEvent| {
+                match m
+                    .data()
+                    .as_string()
+                    .and_then(|s| serde_json::from_str::<StateDelta>(&s).ok())
+                {
+                    Some(delta) => stream.receive_delta(delta),
+                    // Unreadable: the copy cannot follow it, so read it all.
+                    None => stream.refresh(),
+                }
+            })
+        };
+        let on_gap = {
+            let stream = stream.clone();
+            Closure::<dyn Fn()>::new(move || stream.refresh())
+        };
         let on_open = {
             let stream = stream.clone();
             Closure::<dyn Fn()>::new(move || {
@@ -421,9 +494,21 @@ mod browser {
             source.add_event_listener_with_callback("timeline", on_event.as_ref().unchecked_ref());
         let _ = source
             .add_event_listener_with_callback("presence", on_presence.as_ref().unchecked_ref());
+        let _ = source.add_event_listener_with_callback("state", on_state.as_ref().unchecked_ref());
+        let _ =
+            source.add_event_listener_with_callback("state-gap", on_gap.as_ref().unchecked_ref());
         source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let held = SendWrapper::new((source, on_clock, on_event, on_presence, on_open, on_error));
+        let held = SendWrapper::new((
+            source,
+            on_clock,
+            on_event,
+            on_presence,
+            on_state,
+            on_gap,
+            on_open,
+            on_error,
+        ));
         on_cleanup(move || {
             let (source, ..) = &*held;
             source.close();

@@ -259,6 +259,8 @@ pub fn parameter_schema(name: &str) -> Value {
             "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
         }),
         "Last-Event-ID" => json!({"type": "integer", "minimum": 0, "maximum": i64::MAX}),
+        // `GET …/events?state=1` (`sse::follows_state`).
+        "state" => json!({"type": "string", "enum": ["1"]}),
         // `wait=N`, N from 1 to 86,400 (`transfers::MAX_WAIT_SECS`).
         "Prefer" => json!({
             "type": "string",

@@ -63,6 +63,16 @@ pub struct SandboxPath {
     id: String,
 }
 
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct StreamQuery {
+    /// `1`: the stream also carries what changes in the sandbox's state (`event: state`, a
+    /// delta from one version to the next; `event: state-gap`: read `GET …/state` again).
+    /// Any other value answers 400 `invalid-field`.
+    state: Option<String>,
+}
+
 /// Names whose schema [`document`] writes out: the utoipa side only refers to them.
 macro_rules! exact_schemas {
     ($($name:ident),* $(,)?) => {$(

@@ -6,13 +6,19 @@
 //! so does what the sandbox's screens share (`event: presence`: the phone, the class's lock). A stream
 //! never buffers more than one page of the log: a reader that falls behind the live feed drops
 //! to reading the log again, page by page, at its own pace.
+//!
+//! With `?state=1` the stream also carries what changed in the sandbox's state after each
+//! burst of work (`event: state`, a [`StateDelta`](crate::domain::state::StateDelta) from one
+//! version to the next), or `event: state-gap` when the changes cannot be listed (a reset) or
+//! the reader fell behind them: read `GET …/state` again then. A lab screen keeps its copy of
+//! the state this way instead of reading it all after every burst.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
@@ -21,7 +27,7 @@ use tokio::sync::{broadcast, watch};
 use crate::domain::phone_app::Presence;
 use crate::domain::{ClockState, TimelineEvent};
 use crate::server::error::LabError;
-use crate::server::sandbox::SandboxHandle;
+use crate::server::sandbox::{SandboxHandle, StateNews};
 use crate::server::sandboxes::{Sandboxes, StreamPermit};
 
 /// Events read from the log per page while catching up.
@@ -37,6 +43,8 @@ struct Feed {
     clock: watch::Receiver<ClockState>,
     presence_due: bool,
     presence: watch::Receiver<Presence>,
+    /// The state's changes, when the reader asked for them (`?state=1`).
+    state: Option<broadcast::Receiver<Arc<StateNews>>>,
     shutdown: watch::Receiver<bool>,
     _permit: StreamPermit,
 }
@@ -47,10 +55,11 @@ struct Feed {
     params(
         super::shapes::SandboxPath,
         ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event (a whole number)"),
+        super::shapes::StreamQuery,
     ),
     responses(
         (status = 200, description = "text/event-stream of clock and timeline events", body = crate::domain::TimelineEvent, content_type = "text/event-stream"),
-        (status = 400, description = "Last-Event-ID is not a whole number (`invalid-last-event-id`), or is sent twice (`duplicate-header`)", body = super::shapes::Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Last-Event-ID is not a whole number (`invalid-last-event-id`), or is sent twice (`duplicate-header`), or `state` is not `1` (`invalid-field`)", body = super::shapes::Problem, content_type = "application/problem+json"),
         (status = 404, response = super::shapes::NotFound),
         (status = 429, response = super::shapes::TooFast),
         (status = 503, description = "Too many streams (`too-many-streams`) or the sandbox stopped (`sandbox-unavailable`); Retry-After", body = super::shapes::Problem, content_type = "application/problem+json",
@@ -59,10 +68,32 @@ struct Feed {
 pub async fn events(
     State(sandboxes): State<Sandboxes>,
     super::SandboxId(id): super::SandboxId,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
+    let follow = follows_state(query.as_deref())?;
     let sandbox = sandboxes.get(&id).await?;
-    stream(&sandboxes, sandbox, &headers)
+    stream(&sandboxes, sandbox, &headers, follow)
+}
+
+/// Whether a stream's query asks for the state's changes: `state=1`, or nothing. Other
+/// parameters are left alone.
+pub fn follows_state(query: Option<&str>) -> Result<bool, LabError> {
+    let mut follow = false;
+    for pair in query.unwrap_or_default().split('&') {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if name == "state" {
+            if value != "1" || follow {
+                return Err(crate::domain::FieldError::new(
+                    "state",
+                    "send state=1 once to follow the state's changes, or leave it out",
+                )
+                .into());
+            }
+            follow = true;
+        }
+    }
+    Ok(follow)
 }
 
 /// A sandbox's stream, for its own page or for a read-only mirror of it (`server::web`).
@@ -70,6 +101,7 @@ pub fn stream(
     sandboxes: &Sandboxes,
     sandbox: SandboxHandle,
     headers: &HeaderMap,
+    follow_state: bool,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
     let last_sent = match super::transfers::once(headers, "Last-Event-ID")? {
         None => 0,
@@ -87,6 +119,7 @@ pub fn stream(
         clock: sandbox.watch_clock(),
         presence_due: true,
         presence: sandbox.watch_presence(),
+        state: follow_state.then(|| sandbox.subscribe_state()),
         sandbox,
         last_sent,
         backlog: VecDeque::new(),
@@ -151,6 +184,13 @@ impl Feed {
                     Ok(()) => self.presence_due = true,
                     Err(_) => return None,
                 },
+                news = next_news(&mut self.state) => match news {
+                    Ok(news) => return Some(state_event(&news)),
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        return Some(state_event(&StateNews::Gap))
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                },
                 _ = self.shutdown.changed() => return None,
             }
         }
@@ -175,6 +215,27 @@ fn timeline_event(e: &TimelineEvent) -> Event {
         .event("timeline")
         .json_data(Sent { event: e, sent_ms })
         .expect("timeline events serialise")
+}
+
+/// The next state news, or never when the reader did not ask for them.
+async fn next_news(
+    rx: &mut Option<broadcast::Receiver<Arc<StateNews>>>,
+) -> Result<Arc<StateNews>, broadcast::error::RecvError> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A state delta as `event: state`, or `event: state-gap`.
+fn state_event(news: &StateNews) -> Event {
+    match news {
+        StateNews::Delta(delta) => Event::default()
+            .event("state")
+            .json_data(delta)
+            .expect("state deltas serialise"),
+        StateNews::Gap => Event::default().event("state-gap").data("{}"),
+    }
 }
 
 /// What the sandbox's screens share (the phone, the class's lock), as `event: presence`.

@@ -297,6 +297,7 @@ pub(super) async fn rewind_from(
         speed: cp.speed,
         anchor: None,
         events,
+        deltas: DeltaFeed::new(broadcast::channel(1).0),
         clock: watch::channel(clock).0,
         step_times: Default::default(),
         last_event: cp.last_event,

@@ -211,6 +211,11 @@ impl SandboxHandle {
         self.events.subscribe()
     }
 
+    /// What changes in the state from now on ([`StateNews`]), for a screen that keeps a copy.
+    pub fn subscribe_state(&self) -> broadcast::Receiver<Arc<StateNews>> {
+        self.deltas.subscribe()
+    }
+
     /// Event streams open on this sandbox.
     pub fn subscribers(&self) -> usize {
         self.events.receiver_count()

@@ -54,6 +54,8 @@ use live_clock::{mode_id, sleep_until};
 
 /// How many timeline events a slow stream may fall behind before it re-reads from the store.
 const EVENT_BUFFER: usize = 256;
+/// State deltas a stream may fall behind by before it is told to read the state again.
+const DELTA_BUFFER: usize = 16;
 
 /// How many commands may wait for the owner.
 const COMMAND_QUEUE: usize = 64;
@@ -115,12 +117,56 @@ pub enum Rewind {
     FromStart(Run),
 }
 
+/// What a sandbox tells the screens that follow its state (`GET …/events?state=1`).
+#[derive(Debug)]
+pub enum StateNews {
+    /// What changed since the last news.
+    Delta(Box<crate::domain::state::StateDelta>),
+    /// Too much changed, or something the change list cannot name (a reset): read it all.
+    Gap,
+}
+
+/// How long at least between two deltas of one sandbox: a burst of steps is one delta, and a
+/// screen takes in at most two a second. Each one a page applies re-runs every panel that reads
+/// the state, so at 200 ms a slow laptop's main thread was busier than with the full reads it
+/// replaced (BENCHMARKS.md, "The timeline in a browser"). The first change after a quiet spell
+/// goes at once.
+const DELTA_GAP: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The owner's side of the state's changes: the channel, the version the next delta starts
+/// from, and when it is due.
+struct DeltaFeed {
+    tx: broadcast::Sender<Arc<StateNews>>,
+    /// Starts at the wall clock's microseconds when the owner starts, so the versions of a
+    /// sandbox opened again (after a restart or an idle unload) are above every earlier one
+    /// and a screen still holding an old version sees a gap.
+    version: u64,
+    due: Option<tokio::time::Instant>,
+    last: Option<tokio::time::Instant>,
+}
+
+impl DeltaFeed {
+    fn new(tx: broadcast::Sender<Arc<StateNews>>) -> DeltaFeed {
+        let version = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_micros() as u64);
+        DeltaFeed {
+            tx,
+            version,
+            due: None,
+            last: None,
+        }
+    }
+}
+
 /// How the rest of the server reaches a sandbox. Cheap to clone.
 #[derive(Clone)]
 pub struct SandboxHandle {
     pub id: Uuid,
     commands: mpsc::Sender<Command>,
     events: broadcast::Sender<Arc<TimelineEvent>>,
+    /// What changed in the state, for the screens that follow it.
+    deltas: broadcast::Sender<Arc<StateNews>>,
     clock: watch::Receiver<ClockState>,
     /// The sandbox's stores, for reading the event log without a command.
     log: Stores,
@@ -153,6 +199,7 @@ struct Owner {
     /// In live mode: the wall instant and the virtual time it corresponds to.
     anchor: Option<live_clock::LiveClock>,
     events: broadcast::Sender<Arc<TimelineEvent>>,
+    deltas: DeltaFeed,
     clock: watch::Sender<ClockState>,
     step_times: std::collections::HashMap<&'static str, StepTime>,
     /// The id of the newest event in the log.
@@ -340,6 +387,7 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         .fetch_one(&mut *log.conn(StoreName::Lab).await?)
         .await?;
     let (events, _) = broadcast::channel(EVENT_BUFFER);
+    let (deltas, _) = broadcast::channel(DELTA_BUFFER);
     let (clock_tx, clock_rx) = watch::channel(ClockState {
         now_ms,
         mode,
@@ -362,6 +410,7 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         anchor: (mode == ClockMode::Live)
             .then(|| live_clock::LiveClock::new(Instant::now(), now_ms)),
         events: events.clone(),
+        deltas: DeltaFeed::new(deltas.clone()),
         clock: clock_tx,
         step_times: Default::default(),
         last_event,
@@ -407,6 +456,7 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         id,
         commands,
         events,
+        deltas,
         clock: clock_rx,
         log,
         last_used: Arc::new(Mutex::new(Instant::now())),

@@ -1,6 +1,7 @@
 //! The owner task's loop: commands in, due steps run in order between them, a run of steps'
-//! events stored and published before the next command, the invariants checked when asked, idle
-//! stores closed, and how long each kind of step takes.
+//! events stored and published before the next command, what changed in the state sent to the
+//! screens that follow it, the invariants checked when asked, idle stores closed, and how long
+//! each kind of step takes.
 
 use super::events::EVENTS_PER_INSERT;
 use super::*;
@@ -9,10 +10,16 @@ use crate::server::store::STORE_IDLE;
 impl Owner {
     pub(super) async fn run(&mut self, mut rx: mpsc::Receiver<Command>) -> Result<(), LabError> {
         loop {
+            self.arm_delta().await?;
             let wake = self.next_wake();
             let idle = self.idle_check;
+            let delta = self.deltas.due;
             let command = tokio::select! {
                 c = rx.recv() => c,
+                _ = sleep_until(delta), if delta.is_some() => {
+                    self.send_delta().await?;
+                    continue;
+                }
                 _ = sleep_until(wake), if wake.is_some() => {
                     self.catch_up().await?;
                     self.arm_idle_check();

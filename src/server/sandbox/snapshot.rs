@@ -1,14 +1,165 @@
 //! The state snapshot: the clock, the settings, the balances, every table (cut to the newest rows,
 //! the broker's partitions with their last stable offset beside them) and the damage meter, as
-//! `GET …/state` answers it.
+//! `GET …/state` answers it; and what changed since the last delta, as the event stream carries
+//! it to a screen that keeps a copy (ARCHITECTURE.md, "The lab screen").
 
 use super::*;
+use crate::domain::state::{StateDelta, SCREEN_ROWS};
 use crate::server::damage::Claims;
 use crate::server::payments;
 use crate::server::payments::recovery::window_start;
 
 impl Owner {
     pub(super) async fn state(&mut self, rows: i64) -> Result<SandboxState, LabError> {
+        let snapshot = self.world.stores.snapshot(rows).await?;
+        let mut tables = snapshot.tables;
+        if let Some(partitions) = tables.get_mut("broker.partitions") {
+            self.mark_stable_offsets(partitions).await?;
+        }
+        let now = self.summary().await?;
+        Ok(SandboxState {
+            id: self.id.to_string(),
+            seed: self.seed,
+            clock: now.clock,
+            safeguards: now.safeguards,
+            faults: now.faults,
+            balances: now.balances,
+            tables,
+            damage: now.damage,
+            rowids: snapshot.rowids.into(),
+            version: self.deltas.version,
+        })
+    }
+
+    /// What changed since the last delta: for each table with a row written or deleted since,
+    /// the rowids in view now (its newest [`SCREEN_ROWS`]) and the changed rows among them; the
+    /// broker's partitions whole, with their last stable offsets; and the settings, balances,
+    /// damage and clock as they are now. `None` when the change list
+    /// cannot say what changed: the screens must read it all.
+    async fn delta(&mut self) -> Result<Option<StateDelta>, LabError> {
+        let changes = self.world.stores.take_changes();
+        if changes.everything {
+            return Ok(None);
+        }
+        let mut tables = std::collections::BTreeMap::new();
+        let mut rowids = serde_json::Map::new();
+        let mut window = serde_json::Map::new();
+        for (store, changed_tables) in changes.rows {
+            for (table, changed) in changed_tables {
+                let key = format!("{}.{table}", store.id());
+                if key == "broker.partitions" {
+                    continue; // read whole below, with their last stable offsets
+                }
+                let stores = &self.world.stores;
+                let in_view = stores.newest_rowids(store, &table, SCREEN_ROWS).await?;
+                let wanted: Vec<i64> = in_view
+                    .iter()
+                    .filter(|id| changed.contains(id))
+                    .copied()
+                    .collect();
+                let (ids, rows): (Vec<i64>, Vec<serde_json::Value>) = stores
+                    .rows_by_id(store, &table, &wanted)
+                    .await?
+                    .into_iter()
+                    .unzip();
+                tables.insert(key.clone(), rows);
+                rowids.insert(key.clone(), ids.into());
+                window.insert(key, runs(&in_view).into());
+            }
+        }
+        // The partitions' last stable offsets move when a transaction ends, not only when a
+        // partition's row changes: they go whole, every time.
+        let partitions = self
+            .world
+            .stores
+            .snapshot_table(StoreName::Broker, "partitions")
+            .await?;
+        let (ids, mut rows): (Vec<i64>, Vec<serde_json::Value>) = partitions.into_iter().unzip();
+        self.mark_stable_offsets(&mut rows).await?;
+        let key = "broker.partitions".to_owned();
+        window.insert(key.clone(), runs(&ids).into());
+        tables.insert(key.clone(), rows);
+        rowids.insert(key, ids.into());
+        let now = self.summary().await?;
+        let from = self.deltas.version;
+        self.deltas.version += 1;
+        Ok(Some(StateDelta {
+            from,
+            changed: SandboxState {
+                id: self.id.to_string(),
+                seed: self.seed,
+                clock: now.clock,
+                safeguards: now.safeguards,
+                faults: now.faults,
+                balances: now.balances,
+                tables,
+                damage: now.damage,
+                rowids: rowids.into(),
+                version: self.deltas.version,
+            },
+            window: window.into(),
+        }))
+    }
+
+    /// Sends the screens that follow the state what changed, or tells them to read it all.
+    /// With no screen following, the changes are dropped and the version moves on, so a screen
+    /// that follows again later starts from a read.
+    pub(super) async fn send_delta(&mut self) -> Result<(), LabError> {
+        self.deltas.due = None;
+        self.deltas.last = Some(tokio::time::Instant::now());
+        if self.deltas.tx.receiver_count() == 0 {
+            self.world.stores.take_changes();
+            self.deltas.version += 1;
+            return Ok(());
+        }
+        let news = match self.delta().await? {
+            Some(delta) => StateNews::Delta(Box::new(delta)),
+            None => {
+                self.deltas.version += 1;
+                StateNews::Gap
+            }
+        };
+        let _ = self.deltas.tx.send(Arc::new(news));
+        Ok(())
+    }
+
+    /// After work: schedules the next delta when rows changed, [`DELTA_GAP`] after the last
+    /// one at the soonest; with no screen following, drops the changes at once.
+    pub(super) async fn arm_delta(&mut self) -> Result<(), LabError> {
+        if self.deltas.due.is_some() || !self.world.stores.changed() {
+            return Ok(());
+        }
+        if self.deltas.tx.receiver_count() == 0 {
+            return self.send_delta().await;
+        }
+        let now = tokio::time::Instant::now();
+        self.deltas.due = Some(self.deltas.last.map_or(now, |l| (l + DELTA_GAP).max(now)));
+        Ok(())
+    }
+
+    /// Writes each partition row's last stable offset into it, computed from the whole log
+    /// here, not by the page from rows cut to the newest.
+    async fn mark_stable_offsets(
+        &mut self,
+        partitions: &mut [serde_json::Value],
+    ) -> Result<(), LabError> {
+        let stable =
+            broker::last_stable_offsets(&mut *self.world.stores.conn(StoreName::Broker).await?)
+                .await?;
+        for row in partitions.iter_mut() {
+            let lso = stable
+                .iter()
+                .find(|(t, p, _)| row["topic"] == t.as_str() && row["partition"] == *p)
+                .map(|(_, _, o)| *o);
+            if let (Some(map), Some(lso)) = (row.as_object_mut(), lso) {
+                map.insert("last_stable_offset".into(), lso.into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The parts of the state a delta carries whole: clock, settings, balances, damage.
+    async fn summary(&mut self) -> Result<Summary, LabError> {
         let stores = &self.world.stores;
         let payments = ledger::balances(&mut *stores.conn(StoreName::Payments).await?).await?;
         let wallet: Vec<(String, i64)> = sqlx::query_as(
@@ -18,24 +169,7 @@ impl Owner {
         )
         .fetch_all(&mut *stores.conn(StoreName::Wallet).await?)
         .await?;
-        let mut tables = stores.snapshot(rows).await?;
-        // Computed here from the whole log, not by the page from rows cut to the newest.
-        let stable =
-            broker::last_stable_offsets(&mut *stores.conn(StoreName::Broker).await?).await?;
-        if let Some(partitions) = tables.get_mut("broker.partitions") {
-            for row in partitions.iter_mut() {
-                let lso = stable
-                    .iter()
-                    .find(|(t, p, _)| row["topic"] == t.as_str() && row["partition"] == *p)
-                    .map(|(_, _, o)| *o);
-                if let (Some(map), Some(lso)) = (row.as_object_mut(), lso) {
-                    map.insert("last_stable_offset".into(), lso.into());
-                }
-            }
-        }
-        Ok(SandboxState {
-            id: self.id.to_string(),
-            seed: self.seed,
+        Ok(Summary {
             clock: self.clock_state(),
             safeguards: self.world.safeguards.clone(),
             faults: self.world.faults.clone(),
@@ -43,7 +177,6 @@ impl Owner {
                 payments: payments.into_iter().collect(),
                 wallet: wallet.into_iter().collect(),
             },
-            tables,
             damage: crate::server::damage::measure(stores, &self.claims()).await?,
         })
     }
@@ -68,4 +201,26 @@ impl Owner {
             completing,
         }
     }
+}
+
+/// The parts of a sandbox's state a delta carries whole.
+struct Summary {
+    clock: ClockState,
+    safeguards: Safeguards,
+    faults: Faults,
+    balances: Balances,
+    damage: crate::domain::Damage,
+}
+
+/// Sorted rowids as runs of consecutive ones, flat (`[first, last, first, last, …]`): a
+/// window of 100 rows is mostly one run.
+fn runs(ids: &[i64]) -> Vec<i64> {
+    let mut out: Vec<i64> = Vec::new();
+    for &id in ids {
+        match out.last_mut() {
+            Some(last) if *last + 1 == id => *last = id,
+            _ => out.extend([id, id]),
+        }
+    }
+    out
 }
