@@ -120,7 +120,9 @@ async function measure(page: Page, cdp: CDPSession, api: string, from: number, p
   const arrived = new Map<string, number>();
   const abort = new AbortController();
   const base = page.url().replace(/\/lab\/.*$/, '');
-  const side = fetch(`${base}${api}/events`, { headers: { 'Last-Event-ID': String(lastId) }, signal: abort.signal })
+  // It follows the state as the page does (`?state=1`), to count what the deltas weigh.
+  const deltas = { count: 0, bytes: 0, eventLogBytes: 0 };
+  const side = fetch(`${base}${api}/events?state=1`, { headers: { 'Last-Event-ID': String(lastId) }, signal: abort.signal })
     .then(async (r) => {
       const decoder = new TextDecoder();
       let buffer = '';
@@ -133,6 +135,13 @@ async function measure(page: Page, cdp: CDPSession, api: string, from: number, p
           buffer = buffer.slice(cut + 2);
           const id = /^id: ?(.*)$/m.exec(block)?.[1];
           const data = /^data: ?(.*)$/m.exec(block)?.[1];
+          if (data && /^event: ?state$/m.test(block)) {
+            deltas.count += 1;
+            deltas.bytes += data.length;
+            const rows = JSON.parse(data).changed.tables['lab.events'];
+            deltas.eventLogBytes += rows ? JSON.stringify(rows).length : 0;
+            continue;
+          }
           if (!id || !data || !/^event: ?timeline$/m.test(block)) continue;
           const sent = JSON.parse(data).sent_ms;
           if (sent >= since) arrived.set(id, now - sent);
@@ -197,6 +206,9 @@ async function measure(page: Page, cdp: CDPSession, api: string, from: number, p
     max_ms: latencies[latencies.length - 1],
     delivery_p50_ms: pct(delivery, 50),
     delivery_p95_ms: pct(delivery, 95),
+    state_deltas: deltas.count,
+    state_delta_kb: Math.round(deltas.bytes / 1024),
+    state_delta_event_log_kb: Math.round(deltas.eventLogBytes / 1024),
     window_ms: window,
     long_tasks: longTasks.length,
     long_task_ms: Math.round(longTasks.reduce((a, b) => a + b, 0)),
