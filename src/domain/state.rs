@@ -255,6 +255,19 @@ pub struct StateDelta {
     pub window: serde_json::Value,
 }
 
+/// Sorted rowids as runs of consecutive ones, flat (`[first, last, first, last, …]`), as a
+/// [`StateDelta`]'s window carries them: a window of 100 rows is mostly one run.
+pub fn runs(ids: &[i64]) -> Vec<i64> {
+    let mut out: Vec<i64> = Vec::new();
+    for &id in ids {
+        match out.last_mut() {
+            Some(last) if *last + 1 == id => *last = id,
+            _ => out.extend([id, id]),
+        }
+    }
+    out
+}
+
 /// The whole numbers of a JSON list (none for anything else).
 fn ints(list: Option<&serde_json::Value>) -> Vec<i64> {
     list.and_then(serde_json::Value::as_array)
@@ -620,18 +633,6 @@ mod tests {
             s.balances.payments["shimul"], 1_500,
             "balances wait for a read"
         );
-    }
-
-    /// Rowids as runs of consecutive ones, flat, as the server sends a table's window.
-    fn runs(ids: &[i64]) -> Vec<i64> {
-        let mut out: Vec<i64> = Vec::new();
-        for &id in ids {
-            match out.last_mut() {
-                Some(last) if *last + 1 == id => *last = id,
-                _ => out.extend([id, id]),
-            }
-        }
-        out
     }
 
     /// One table changed at random, its changes sent as the server sends them (the changed

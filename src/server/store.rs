@@ -171,8 +171,7 @@ impl Changes {
             return;
         }
         if self.count >= MAX_CHANGES {
-            self.everything = true;
-            self.rows.clear();
+            self.give_up();
             return;
         }
         let tables = self.rows.entry(store).or_default();
@@ -185,6 +184,13 @@ impl Changes {
 
     pub fn is_empty(&self) -> bool {
         !self.everything && self.rows.is_empty()
+    }
+
+    /// Stops listing rows: everything is to be read again.
+    fn give_up(&mut self) {
+        self.everything = true;
+        self.rows.clear();
+        self.count = 0;
     }
 }
 
@@ -426,8 +432,7 @@ impl Stores {
     /// Notes a change the update hook does not see: everything is to be read again.
     pub fn changed_everything(&self) {
         if let Ok(mut c) = self.inner.changes.lock() {
-            c.everything = true;
-            c.rows.clear();
+            c.give_up();
         }
     }
 
@@ -449,42 +454,32 @@ impl Stores {
         let mut out = Snapshot::default();
         for name in StoreName::ALL {
             for table in self.table_names(name).await? {
-                let sql = format!(
-                    "SELECT * FROM (SELECT rowid AS _rowid, * FROM {t} ORDER BY rowid DESC LIMIT ?1)
-                     ORDER BY _rowid",
-                    t = quote_ident(&table)
-                );
-                let found = sqlx::query(&sql)
-                    .bind(rows)
-                    .fetch_all(&mut *self.conn(name).await?)
-                    .await?;
                 let key = format!("{}.{}", name.id(), table);
-                let ids: Vec<i64> = found.iter().map(|r| r.get::<i64, _>("_rowid")).collect();
+                let (ids, found): (Vec<i64>, Vec<serde_json::Value>) = self
+                    .newest_rows(name, &table, rows)
+                    .await?
+                    .into_iter()
+                    .unzip();
                 out.rowids.insert(key.clone(), ids.into());
-                out.tables
-                    .insert(key, found.iter().map(row_to_json).collect());
+                out.tables.insert(key, found);
             }
         }
         Ok(out)
     }
 
-    /// Every row of one table with its rowid, oldest first (a small table: the broker's
-    /// partitions).
-    pub async fn snapshot_table(
+    /// The newest `rows` rows of one table with their rowids, oldest first.
+    pub async fn newest_rows(
         &self,
         name: StoreName,
         table: &str,
+        rows: i64,
     ) -> Result<Vec<(i64, serde_json::Value)>, sqlx::Error> {
         let sql = format!(
-            "SELECT rowid AS _rowid, * FROM {t} ORDER BY rowid",
+            "SELECT * FROM (SELECT rowid AS _rowid, * FROM {t} ORDER BY rowid DESC LIMIT ?1)
+             ORDER BY _rowid",
             t = quote_ident(table)
         );
-        Ok(sqlx::query(&sql)
-            .fetch_all(&mut *self.conn(name).await?)
-            .await?
-            .iter()
-            .map(|r| (r.get::<i64, _>("_rowid"), row_to_json(r)))
-            .collect())
+        self.rows_with_ids(name, sqlx::query(&sql).bind(rows)).await
     }
 
     /// The rowids of `table`'s newest `rows` rows, oldest first.
@@ -521,7 +516,16 @@ impl Stores {
             "SELECT rowid AS _rowid, * FROM {t} WHERE rowid IN ({list}) ORDER BY rowid",
             t = quote_ident(table)
         );
-        Ok(sqlx::query(&sql)
+        self.rows_with_ids(name, sqlx::query(&sql)).await
+    }
+
+    /// The rows a query selects (its first column `_rowid`), each with its rowid.
+    async fn rows_with_ids<'q>(
+        &self,
+        name: StoreName,
+        query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
+    ) -> Result<Vec<(i64, serde_json::Value)>, sqlx::Error> {
+        Ok(query
             .fetch_all(&mut *self.conn(name).await?)
             .await?
             .iter()

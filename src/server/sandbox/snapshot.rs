@@ -4,7 +4,7 @@
 //! it to a screen that keeps a copy (ARCHITECTURE.md, "The lab screen").
 
 use super::*;
-use crate::domain::state::{StateDelta, SCREEN_ROWS};
+use crate::domain::state::{runs, StateDelta, SCREEN_ROWS};
 use crate::server::damage::Claims;
 use crate::server::payments;
 use crate::server::payments::recovery::window_start;
@@ -16,19 +16,7 @@ impl Owner {
         if let Some(partitions) = tables.get_mut("broker.partitions") {
             self.mark_stable_offsets(partitions).await?;
         }
-        let now = self.summary().await?;
-        Ok(SandboxState {
-            id: self.id.to_string(),
-            seed: self.seed,
-            clock: now.clock,
-            safeguards: now.safeguards,
-            faults: now.faults,
-            balances: now.balances,
-            tables,
-            damage: now.damage,
-            rowids: snapshot.rowids.into(),
-            version: self.deltas.version,
-        })
+        self.state_with(tables, snapshot.rowids).await
     }
 
     /// What changed since the last delta: for each table with a row written or deleted since,
@@ -72,7 +60,7 @@ impl Owner {
         let partitions = self
             .world
             .stores
-            .snapshot_table(StoreName::Broker, "partitions")
+            .newest_rows(StoreName::Broker, "partitions", SCREEN_ROWS)
             .await?;
         let (ids, mut rows): (Vec<i64>, Vec<serde_json::Value>) = partitions.into_iter().unzip();
         self.mark_stable_offsets(&mut rows).await?;
@@ -80,23 +68,11 @@ impl Owner {
         window.insert(key.clone(), runs(&ids).into());
         tables.insert(key.clone(), rows);
         rowids.insert(key, ids.into());
-        let now = self.summary().await?;
         let from = self.deltas.version;
         self.deltas.version += 1;
         Ok(Some(StateDelta {
             from,
-            changed: SandboxState {
-                id: self.id.to_string(),
-                seed: self.seed,
-                clock: now.clock,
-                safeguards: now.safeguards,
-                faults: now.faults,
-                balances: now.balances,
-                tables,
-                damage: now.damage,
-                rowids: rowids.into(),
-                version: self.deltas.version,
-            },
+            changed: self.state_with(tables, rowids).await?,
             window: window.into(),
         }))
     }
@@ -158,8 +134,13 @@ impl Owner {
         Ok(())
     }
 
-    /// The parts of the state a delta carries whole: clock, settings, balances, damage.
-    async fn summary(&mut self) -> Result<Summary, LabError> {
+    /// The sandbox now with these tables and rowids (all of them, or a delta's changed rows):
+    /// the clock, settings, balances and damage read whole, at the current version.
+    async fn state_with(
+        &mut self,
+        tables: std::collections::BTreeMap<String, Vec<serde_json::Value>>,
+        rowids: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<SandboxState, LabError> {
         let stores = &self.world.stores;
         let payments = ledger::balances(&mut *stores.conn(StoreName::Payments).await?).await?;
         let wallet: Vec<(String, i64)> = sqlx::query_as(
@@ -169,7 +150,9 @@ impl Owner {
         )
         .fetch_all(&mut *stores.conn(StoreName::Wallet).await?)
         .await?;
-        Ok(Summary {
+        Ok(SandboxState {
+            id: self.id.to_string(),
+            seed: self.seed,
             clock: self.clock_state(),
             safeguards: self.world.safeguards.clone(),
             faults: self.world.faults.clone(),
@@ -177,7 +160,10 @@ impl Owner {
                 payments: payments.into_iter().collect(),
                 wallet: wallet.into_iter().collect(),
             },
+            tables,
             damage: crate::server::damage::measure(stores, &self.claims()).await?,
+            rowids: rowids.into(),
+            version: self.deltas.version,
         })
     }
 
@@ -201,26 +187,4 @@ impl Owner {
             completing,
         }
     }
-}
-
-/// The parts of a sandbox's state a delta carries whole.
-struct Summary {
-    clock: ClockState,
-    safeguards: Safeguards,
-    faults: Faults,
-    balances: Balances,
-    damage: crate::domain::Damage,
-}
-
-/// Sorted rowids as runs of consecutive ones, flat (`[first, last, first, last, …]`): a
-/// window of 100 rows is mostly one run.
-fn runs(ids: &[i64]) -> Vec<i64> {
-    let mut out: Vec<i64> = Vec::new();
-    for &id in ids {
-        match out.last_mut() {
-            Some(last) if *last + 1 == id => *last = id,
-            _ => out.extend([id, id]),
-        }
-    }
-    out
 }
