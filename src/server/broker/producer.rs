@@ -115,15 +115,34 @@ pub async fn produce_batch(
     txn: Option<i64>,
     now_ms: i64,
 ) -> Result<Vec<Appended>, BrokerError> {
-    check_epoch(conn, producer).await?;
-    let partitions = partitions(conn, topic)
-        .await?
-        .ok_or_else(|| BrokerError::UnknownTopic(topic.to_owned()))?;
-    if let Some(txn) = txn {
-        ensure_open(conn, txn).await?;
+    // The request's checks, read in one statement (each is a round trip to the store): the
+    // producer's epoch and last activity, the topic's partitions, the transaction's state.
+    let (epoch, last_active, partitions, txn_state): (
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<String>,
+    ) = sqlx::query_as(
+        "SELECT (SELECT epoch FROM producers WHERE producer_id = ?1),
+                (SELECT last_active_ms FROM producers WHERE producer_id = ?1),
+                (SELECT partitions FROM topics WHERE name = ?2),
+                (SELECT state FROM transactions WHERE txn_id = ?3)",
+    )
+    .bind(producer.id)
+    .bind(topic)
+    .bind(txn)
+    .fetch_one(&mut *conn)
+    .await?;
+    if epoch != Some(producer.epoch) {
+        return Err(BrokerError::Fenced(producer.id));
     }
-    if records.iter().any(|r| r.sequence.is_some()) {
-        forget_if_expired(conn, producer.id, now_ms).await?;
+    let partitions = partitions.ok_or_else(|| BrokerError::UnknownTopic(topic.to_owned()))?;
+    if txn.is_some() && txn_state.as_deref() != Some("ONGOING") {
+        return Err(BrokerError::TransactionClosed);
+    }
+    let sequenced = records.iter().any(|r| r.sequence.is_some());
+    if sequenced && last_active.is_some_and(|at| at < now_ms - PRODUCER_EXPIRY_MS) {
+        forget(conn, producer.id).await?;
     }
     let mut appended = Vec::with_capacity(records.len());
     // This request's new batches: one a partition (more only if a record the broker has
@@ -305,19 +324,12 @@ pub(super) async fn touch(
     Ok(())
 }
 
-/// Forgets the batches of a producer idle past [`PRODUCER_EXPIRY_MS`].
-pub(super) async fn forget_if_expired(
-    conn: &mut SqliteConnection,
-    producer_id: i64,
-    now_ms: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "DELETE FROM producer_batches WHERE producer_id = ?1 AND EXISTS (
-           SELECT 1 FROM producers WHERE producer_id = ?1 AND last_active_ms < ?2)",
-    )
-    .bind(producer_id)
-    .bind(now_ms - PRODUCER_EXPIRY_MS)
-    .execute(conn)
-    .await?;
+/// Forgets the batches of a producer idle past [`PRODUCER_EXPIRY_MS`] (`produce_batch` reads
+/// when it was last active).
+async fn forget(conn: &mut SqliteConnection, producer_id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM producer_batches WHERE producer_id = ?1")
+        .bind(producer_id)
+        .execute(conn)
+        .await?;
     Ok(())
 }

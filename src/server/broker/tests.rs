@@ -483,3 +483,130 @@ async fn a_batch_that_skips_a_sequence_number_is_refused_and_nothing_is_appended
         .unwrap();
     assert_eq!((next.offset, next.duplicate), (1, false));
 }
+
+#[tokio::test]
+async fn a_poll_reads_what_position_and_fetch_read_partition_by_partition() {
+    let (_dir, stores) = broker().await;
+    let mut c = stores.conn(StoreName::Broker).await.unwrap();
+    let plain = init_producer(&mut c, None, 0).await.unwrap();
+    let txns = init_producer(&mut c, Some("fraud-check"), 0).await.unwrap();
+    // Old records retention deletes, then plenty on every partition of both topics: plain
+    // ones, an aborted transaction's, a committed one's and a still open one's.
+    for i in 0..6 {
+        produce(
+            &mut c,
+            plain,
+            "transfers",
+            &format!("old-{i}"),
+            "old",
+            None,
+            None,
+            0,
+        )
+        .await
+        .unwrap();
+    }
+    apply_retention(&mut c, 7 * DAY_MS + 1).await.unwrap();
+    let now = 7 * DAY_MS + 2;
+    for i in 0..40 {
+        for topic in ["transfers", "approved-transfers"] {
+            produce(
+                &mut c,
+                plain,
+                topic,
+                &format!("k-{i}"),
+                &format!("v-{i}"),
+                None,
+                None,
+                now,
+            )
+            .await
+            .unwrap();
+        }
+    }
+    for (i, outcome) in [Some(false), Some(true), None].into_iter().enumerate() {
+        let txn = begin_transaction(&mut c, txns, "fraud-check", now)
+            .await
+            .unwrap();
+        for j in 0..5 {
+            let key = format!("t{i}-{j}");
+            produce(
+                &mut c,
+                txns,
+                "approved-transfers",
+                &key,
+                &key,
+                None,
+                Some(txn),
+                now,
+            )
+            .await
+            .unwrap();
+        }
+        if let Some(commit) = outcome {
+            end_transaction(&mut c, txn, commit, now).await.unwrap();
+        }
+    }
+    commit_offset(&mut c, "wallet", "approved-transfers", 0, 7)
+        .await
+        .unwrap();
+    commit_offset(&mut c, "wallet", "approved-transfers", 2, 1_000)
+        .await
+        .unwrap();
+    commit_offset(&mut c, "fraud", "transfers", 1, 3)
+        .await
+        .unwrap();
+    for (group, topic) in [("fraud", "transfers"), ("wallet", "approved-transfers")] {
+        for read_committed in [true, false] {
+            for max in [1, 4, 50] {
+                let polled = poll(&mut c, group, topic, 3, max, read_committed)
+                    .await
+                    .unwrap();
+                let mut expected = Vec::new();
+                for partition in 0..3 {
+                    let start = position(&mut c, group, topic, partition).await.unwrap();
+                    let (records, next) =
+                        fetch(&mut c, topic, partition, start, max, read_committed)
+                            .await
+                            .unwrap();
+                    if next != start {
+                        expected.push((partition, start, records, next));
+                    }
+                }
+                let got: Vec<_> = polled
+                    .into_iter()
+                    .map(|p| (p.partition, p.start, p.records, p.next))
+                    .collect();
+                let shape = |v: &[(i64, i64, Vec<Record>, i64)]| {
+                    v.iter()
+                        .map(|(p, s, r, n)| {
+                            let r: Vec<_> = r
+                                .iter()
+                                .map(|r| {
+                                    (
+                                        r.partition,
+                                        r.offset,
+                                        r.at_ms,
+                                        r.key.clone(),
+                                        r.value.clone(),
+                                    )
+                                })
+                                .collect();
+                            (*p, *s, r, *n)
+                        })
+                        .collect::<Vec<_>>()
+                };
+                assert!(!expected.is_empty(), "{group} {topic}: something to read");
+                assert_eq!(
+                    shape(&got),
+                    shape(&expected),
+                    "{group} on {topic}, read_committed {read_committed}, max {max}"
+                );
+            }
+        }
+    }
+    assert!(poll(&mut c, "wallet", "nope", 0, 10, true)
+        .await
+        .unwrap()
+        .is_empty());
+}

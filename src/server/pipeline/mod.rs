@@ -16,7 +16,7 @@ use crate::server::broker::{self, Appended, BrokerError, Producer};
 use crate::server::sim::Cx;
 use crate::server::store::StoreName;
 use crate::server::world::{LabWorld, Step};
-pub use consume::consume;
+pub use consume::{apply_events, audit_events, consume};
 pub use publish::{publish, publish_batch, publish_from_api, relay, ToPublish};
 
 use crate::domain::{CrashPoint, EventKind, Layer, Outcome, Safeguard};
@@ -44,24 +44,35 @@ pub mod sql {
     pub const OUTBOX_UNSENT: &str = "SELECT event_id, transfer_id, payload FROM outbox
          WHERE sent_ms IS NULL ORDER BY created_ms, event_id LIMIT ?1";
     pub const OUTBOX_MARK_SENT: &str = "UPDATE outbox SET sent_ms = ?1 WHERE event_id = ?2";
-    /// The fraud check's audit row, and how many an event now has (more than one escaped).
-    pub const AUDIT_WRITE: &str =
-        "INSERT INTO audit (event_id, decision, at_ms) VALUES (?1, 'approved', ?2)";
-    pub const AUDIT_ROWS: &str = "SELECT COUNT(*) FROM audit WHERE event_id = ?1";
-    /// A consumer's inbox row: no row inserted means the event was applied before.
-    pub const INBOX_WRITE: &str =
-        "INSERT INTO inbox (event_id, processed_ms) VALUES (?1, ?2) ON CONFLICT DO NOTHING";
+    // The consumers write a poll's batch in one statement a table, its events passed as one
+    // JSON array (`json_each` keeps the array's order, so rows go in as the events came).
 
-    /// The wallet's credit and the SMS service's message, each binding (event id, transfer id,
-    /// to, amount, time), and how many a transfer now has (more than one escaped).
+    /// The fraud check's audit rows, one per event id in ?1, and how many each event had
+    /// before them (more than one in all: escaped).
+    pub const AUDIT_WRITE: &str = "INSERT INTO audit (event_id, decision, at_ms)
+         SELECT value, 'approved', ?2 FROM json_each(?1) ORDER BY key";
+    pub const AUDIT_ROWS: &str = "SELECT event_id, COUNT(*) FROM audit
+         WHERE event_id IN (SELECT value FROM json_each(?1)) GROUP BY event_id";
+    /// A consumer's inbox rows for the event ids in ?1: the ids it returns went in; an id it
+    /// leaves out was applied before (or earlier in the same batch).
+    pub const INBOX_WRITE: &str = "INSERT INTO inbox (event_id, processed_ms)
+         SELECT value, ?2 FROM json_each(?1) WHERE true ORDER BY key
+         ON CONFLICT DO NOTHING RETURNING event_id";
+
+    /// The wallet's credits and the SMS service's messages, from ?1 = `[[event id, transfer
+    /// id, to, amount], …]` at time ?2, and how many each transfer id in ?1 had before them
+    /// (more than one in all: escaped).
     pub const CREDIT_WRITE: &str =
         "INSERT INTO credits (event_id, transfer_id, user_id, amount, at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5)";
-    pub const CREDITS_OF_TRANSFER: &str = "SELECT COUNT(*) FROM credits WHERE transfer_id = ?1";
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?2 FROM json_each(?1) ORDER BY key";
+    pub const CREDITS_OF_TRANSFER: &str = "SELECT transfer_id, COUNT(*) FROM credits
+         WHERE transfer_id IN (SELECT value FROM json_each(?1)) GROUP BY transfer_id";
     pub const SMS_WRITE: &str =
         "INSERT INTO sms (event_id, transfer_id, to_user, message_key, amount, at_ms)
-         VALUES (?1, ?2, ?3, 'money_received', ?4, ?5)";
-    pub const SMS_OF_TRANSFER: &str = "SELECT COUNT(*) FROM sms WHERE transfer_id = ?1";
+         SELECT value ->> 0, value ->> 1, value ->> 2, 'money_received', value ->> 3, ?2
+         FROM json_each(?1) ORDER BY key";
+    pub const SMS_OF_TRANSFER: &str = "SELECT transfer_id, COUNT(*) FROM sms
+         WHERE transfer_id IN (SELECT value FROM json_each(?1)) GROUP BY transfer_id";
 }
 
 /// What the pipeline's processes hold in memory (lost on a crash or restart).
@@ -74,6 +85,9 @@ pub struct Pipeline {
     fraud: Option<(Producer, bool)>,
     /// Next sequence number per (producer, epoch, topic, partition): a new epoch starts at 0.
     sequences: HashMap<(i64, i64, String, i64), i64>,
+    /// Each topic's partition count, read once: a topic's partitions never change after the
+    /// broker's store is seeded (`store.rs`), and a poll or a publish would otherwise ask again.
+    partitions: HashMap<String, i64>,
 }
 
 impl Pipeline {
@@ -116,9 +130,15 @@ pub async fn pending(world: &LabWorld) -> Result<Vec<Step>, sqlx::Error> {
     Ok(steps)
 }
 
-pub(super) async fn partitions(world: &LabWorld, topic: &str) -> Result<i64, sqlx::Error> {
+pub(super) async fn partitions(world: &mut LabWorld, topic: &str) -> Result<i64, sqlx::Error> {
+    if let Some(&n) = world.pipeline.partitions.get(topic) {
+        return Ok(n);
+    }
     let mut conn = world.stores.conn(StoreName::Broker).await?;
-    Ok(broker::partitions(&mut conn, topic).await?.unwrap_or(0))
+    let n = broker::partitions(&mut conn, topic).await?.unwrap_or(0);
+    drop(conn);
+    world.pipeline.partitions.insert(topic.to_owned(), n);
+    Ok(n)
 }
 
 pub(super) async fn new_producer(
