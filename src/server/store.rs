@@ -279,7 +279,8 @@ impl DerefMut for StoreTx<'_> {
     }
 }
 
-pub(crate) fn connect_options(file: &Path) -> Result<SqliteConnectOptions, sqlx::Error> {
+/// How every store's connection is opened (also what `benches/driver.rs` opens its own with).
+pub fn connect_options(file: &Path) -> Result<SqliteConnectOptions, sqlx::Error> {
     Ok(SqliteConnectOptions::from_str("sqlite:")?
         .filename(file)
         .create_if_missing(true)
