@@ -12,10 +12,11 @@
 //! on one lane (`server::lanes`), open the files with the same pragmas and read every row a
 //! statement returns. Three rounds, the arms alternating, each round on fresh stores.
 //!
-//! Last, how many statements a transfer costs in a live sandbox, where each transfer crosses
-//! the pipeline on its own (as in a class, a transfer a second at ×10): sqlx reports every
-//! statement it runs (`sqlx::query` events; its `BEGIN` and `COMMIT` are not among them), and
-//! the bench counts them by their first words.
+//! Last, how many round trips to a store a transfer costs in a live sandbox, where each
+//! transfer crosses the pipeline on its own (as in a class, a transfer a second at ×10): sqlx
+//! reports every command it runs (`sqlx::query` events, one for a command of several
+//! statements; its `BEGIN` and `COMMIT` are not among them), and the bench counts them by their
+//! first words.
 
 mod common;
 
@@ -571,7 +572,7 @@ async fn main() {
     let ran = live(&live_dir).await;
     let total: usize = ran.values().sum();
     println!(
-        "a live sandbox (×10, no simulated latency), {LIVE} transfers sent one at a time: {total} statements, {:.1} a transfer (BEGIN and COMMIT not counted)",
+        "a live sandbox (×10, no simulated latency), {LIVE} transfers sent one at a time: {total} commands to a store, {:.1} a transfer (each a round trip to a connection's thread; BEGIN and COMMIT not counted; a command of several statements counted once, by its first)",
         total as f64 / LIVE as f64
     );
     let mut ran: Vec<_> = ran.into_iter().collect();

@@ -102,16 +102,13 @@ pub async fn raw_pipeline(stores: &Stores, n: usize) -> f64 {
             .produce(&mut tx, TRANSFERS_TOPIC, &records, None, now)
             .await;
         tx.commit().await.unwrap();
-        let mut tx = stores.begin(StoreName::Payments).await.unwrap();
-        for (event_id, _, _) in &rows {
-            sqlx::query(sql::OUTBOX_MARK_SENT)
-                .bind(now)
-                .bind(event_id)
-                .execute(&mut *tx)
-                .await
-                .unwrap();
-        }
-        tx.commit().await.unwrap();
+        let ids: Vec<&String> = rows.iter().map(|(event_id, _, _)| event_id).collect();
+        sqlx::query(sql::OUTBOX_MARK_SENT)
+            .bind(now)
+            .bind(serde_json::to_string(&ids).unwrap())
+            .execute(&mut *stores.conn(StoreName::Payments).await.unwrap())
+            .await
+            .unwrap();
         for consumer in Consumer::ALL {
             // Poll after poll (each one statement for every partition, as the consumers
             // poll) until nothing is left.
@@ -139,9 +136,8 @@ pub async fn raw_pipeline(stores: &Stores, n: usize) -> f64 {
                 for p in polled {
                     if p.records.is_empty() {
                         // Only markers: step over them, as the consumers do.
-                        let mut tx = stores.begin(StoreName::Broker).await.unwrap();
                         broker::commit_offset(
-                            &mut tx,
+                            &mut stores.conn(StoreName::Broker).await.unwrap(),
                             consumer.id(),
                             consumer.topic(),
                             p.partition,
@@ -149,7 +145,6 @@ pub async fn raw_pipeline(stores: &Stores, n: usize) -> f64 {
                         )
                         .await
                         .unwrap();
-                        tx.commit().await.unwrap();
                         continue;
                     }
                     let events: Vec<TransferDone> = p
@@ -238,11 +233,14 @@ async fn raw_fraud(
     next: i64,
     now: i64,
 ) {
-    let mut tx = stores.begin(StoreName::Broker).await.unwrap();
-    let txn = broker::begin_transaction(&mut tx, fraud.producer, FRAUD_TXN_ID, now)
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
+    let txn = broker::begin_transaction(
+        &mut stores.conn(StoreName::Broker).await.unwrap(),
+        fraud.producer,
+        FRAUD_TXN_ID,
+        now,
+    )
+    .await
+    .unwrap();
     let values: Vec<String> = events
         .iter()
         .map(|e| serde_json::to_string(e).unwrap())
@@ -257,9 +255,8 @@ async fn raw_fraud(
         .produce(&mut tx, APPROVED_TOPIC, &records, Some(txn), now)
         .await;
     tx.commit().await.unwrap();
-    let mut tx = stores.begin(StoreName::Broker).await.unwrap();
     broker::send_offset_to_transaction(
-        &mut tx,
+        &mut stores.conn(StoreName::Broker).await.unwrap(),
         txn,
         Consumer::Fraud.id(),
         TRANSFERS_TOPIC,
@@ -268,11 +265,14 @@ async fn raw_fraud(
     )
     .await
     .unwrap();
-    tx.commit().await.unwrap();
-    let mut tx = stores.begin(StoreName::Fraud).await.unwrap();
     let events: Vec<&TransferDone> = events.iter().collect();
-    pipeline::audit_events(&mut tx, &events, now).await.unwrap();
-    tx.commit().await.unwrap();
+    pipeline::audit_events(
+        &mut stores.conn(StoreName::Fraud).await.unwrap(),
+        &events,
+        now,
+    )
+    .await
+    .unwrap();
     let mut tx = stores.begin(StoreName::Broker).await.unwrap();
     broker::commit_transaction(&mut tx, fraud.producer, txn, now)
         .await
@@ -299,9 +299,13 @@ async fn raw_apply(
         .await
         .unwrap();
     tx.commit().await.unwrap();
-    let mut tx = stores.begin(StoreName::Broker).await.unwrap();
-    broker::commit_offset(&mut tx, consumer.id(), consumer.topic(), partition, next)
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
+    broker::commit_offset(
+        &mut stores.conn(StoreName::Broker).await.unwrap(),
+        consumer.id(),
+        consumer.topic(),
+        partition,
+        next,
+    )
+    .await
+    .unwrap();
 }

@@ -226,38 +226,53 @@ pub async fn produce_batch(
             duplicate: false,
         });
     }
-    for b in batches {
-        sqlx::query(
-            "INSERT OR REPLACE INTO producer_batches
-               (producer_id, epoch, topic, partition, sequence, last_sequence, \"offset\")
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )
-        .bind(producer.id)
-        .bind(producer.epoch)
-        .bind(topic)
-        .bind(b.partition)
-        .bind(b.sequence)
-        .bind(b.last_sequence)
-        .bind(b.offset)
-        .execute(&mut *conn)
-        .await?;
-        // Keep only the newest few: a resend older than that is not recognised.
-        sqlx::query(
-            "DELETE FROM producer_batches
-             WHERE producer_id = ?1 AND topic = ?2 AND partition = ?3 AND (epoch <> ?4 OR sequence NOT IN (
-               SELECT sequence FROM producer_batches
-               WHERE producer_id = ?1 AND epoch = ?4 AND topic = ?2 AND partition = ?3
-               ORDER BY sequence DESC LIMIT ?5))",
-        )
-        .bind(producer.id)
-        .bind(topic)
-        .bind(b.partition)
-        .bind(producer.epoch)
-        .bind(BATCHES_REMEMBERED)
-        .execute(&mut *conn)
-        .await?;
+    // Each new batch remembered (keeping only the newest few: a resend older than that is not
+    // recognised), and the producer's last activity: one command to the store a batch. Its
+    // parameters are unnumbered, bound in order: sqlx binds a command's later statements
+    // after the earlier ones' values.
+    const REMEMBER: &str = "INSERT OR REPLACE INTO producer_batches
+           (producer_id, epoch, topic, partition, sequence, last_sequence, \"offset\")
+         VALUES (?, ?, ?, ?, ?, ?, ?);
+         DELETE FROM producer_batches
+         WHERE producer_id = ? AND topic = ? AND partition = ? AND (epoch <> ? OR sequence NOT IN (
+           SELECT sequence FROM producer_batches
+           WHERE producer_id = ? AND epoch = ? AND topic = ? AND partition = ?
+           ORDER BY sequence DESC LIMIT ?))";
+    const TOUCH: &str = "UPDATE producers SET last_active_ms = ? WHERE producer_id = ?";
+    let last = batches.len();
+    for (i, b) in batches.into_iter().enumerate() {
+        let with_touch = i + 1 == last;
+        let sql = if with_touch {
+            format!("{REMEMBER};\n{TOUCH}")
+        } else {
+            REMEMBER.to_owned()
+        };
+        let (id, epoch, part) = (producer.id, producer.epoch, b.partition);
+        let mut query = sqlx::query(&sql)
+            .bind(id)
+            .bind(epoch)
+            .bind(topic)
+            .bind(part)
+            .bind(b.sequence)
+            .bind(b.last_sequence)
+            .bind(b.offset)
+            .bind(id)
+            .bind(topic)
+            .bind(part)
+            .bind(epoch)
+            .bind(id)
+            .bind(epoch)
+            .bind(topic)
+            .bind(part)
+            .bind(BATCHES_REMEMBERED);
+        if with_touch {
+            query = query.bind(now_ms).bind(id);
+        }
+        query.execute(&mut *conn).await?;
     }
-    touch(conn, producer.id, now_ms).await?;
+    if last == 0 {
+        touch(conn, producer.id, now_ms).await?;
+    }
     Ok(appended)
 }
 
@@ -284,21 +299,18 @@ pub(super) async fn append(
     control: Option<&str>,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
+    // The partition's next offset taken and the record appended: one command to the store.
+    // Each statement uses every number from ?1 to its highest (sqlx counts a gap in one
+    // statement's numbers as an unnumbered parameter).
     let offset: i64 = sqlx::query_scalar(
-        "UPDATE partitions SET next_offset = next_offset + 1 WHERE topic = ?1 AND partition = ?2
-         RETURNING next_offset - 1",
+        "UPDATE partitions SET next_offset = next_offset + 1 WHERE topic = ?1 AND partition = ?2;
+         INSERT INTO records (topic, partition, \"offset\", at_ms, key, value, producer_id, sequence, txn_id, control)
+         SELECT ?1, ?2, next_offset - 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9 FROM partitions
+         WHERE topic = ?1 AND partition = ?2
+         RETURNING \"offset\"",
     )
     .bind(topic)
     .bind(partition)
-    .fetch_one(&mut *conn)
-    .await?;
-    sqlx::query(
-        "INSERT INTO records (topic, partition, \"offset\", at_ms, key, value, producer_id, sequence, txn_id, control)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )
-    .bind(topic)
-    .bind(partition)
-    .bind(offset)
     .bind(now_ms)
     .bind(key)
     .bind(value)
@@ -306,7 +318,7 @@ pub(super) async fn append(
     .bind(sequence)
     .bind(txn)
     .bind(control)
-    .execute(conn)
+    .fetch_one(&mut *conn)
     .await?;
     Ok(offset)
 }

@@ -5,24 +5,27 @@ use sqlx::SqliteConnection;
 
 use super::*;
 
-/// Opens a transaction for a transactional producer.
+/// Opens a transaction for a transactional producer. One statement, so it needs no store
+/// transaction around it: the insert happens only if the producer is not fenced.
 pub async fn begin_transaction(
     conn: &mut SqliteConnection,
     producer: Producer,
     transactional_id: &str,
     now_ms: i64,
 ) -> Result<i64, BrokerError> {
-    check_epoch(conn, producer).await?;
-    Ok(sqlx::query_scalar(
+    let txn: Option<i64> = sqlx::query_scalar(
         "INSERT INTO transactions (transactional_id, producer_id, epoch, state, started_ms)
-         VALUES (?1, ?2, ?3, 'ONGOING', ?4) RETURNING txn_id",
+         SELECT ?1, ?2, ?3, 'ONGOING', ?4
+         WHERE (SELECT epoch FROM producers WHERE producer_id = ?2) = ?3
+         RETURNING txn_id",
     )
     .bind(transactional_id)
     .bind(producer.id)
     .bind(producer.epoch)
     .bind(now_ms)
-    .fetch_one(conn)
-    .await?)
+    .fetch_optional(conn)
+    .await?;
+    txn.ok_or(BrokerError::Fenced(producer.id))
 }
 
 /// Adds a consumer offset to a transaction: it is committed if, and only if, the transaction is.
@@ -91,25 +94,24 @@ pub async fn end_transaction(
         )
         .await?;
     }
-    sqlx::query("UPDATE transactions SET state = ?1, ended_ms = ?2 WHERE txn_id = ?3")
-        .bind(if commit { "COMMITTED" } else { "ABORTED" })
-        .bind(now_ms)
-        .bind(txn)
-        .execute(&mut *conn)
-        .await?;
-    if commit {
-        sqlx::query(
-            "INSERT OR REPLACE INTO consumer_offsets (group_id, topic, partition, committed_offset)
-             SELECT group_id, topic, partition, committed_offset FROM txn_offsets WHERE txn_id = ?1",
-        )
-        .bind(txn)
-        .execute(&mut *conn)
-        .await?;
-    }
-    sqlx::query("DELETE FROM txn_offsets WHERE txn_id = ?1")
-        .bind(txn)
-        .execute(conn)
-        .await?;
+    // Its state, its offsets (on commit) and forgetting them: one command to the store, its
+    // parameters unnumbered and bound in order (see `producer.rs`).
+    let state = if commit { "COMMITTED" } else { "ABORTED" };
+    sqlx::query(
+        "UPDATE transactions SET state = ?, ended_ms = ? WHERE txn_id = ?;
+         INSERT OR REPLACE INTO consumer_offsets (group_id, topic, partition, committed_offset)
+         SELECT group_id, topic, partition, committed_offset FROM txn_offsets
+         WHERE txn_id = ? AND ? = 'COMMITTED';
+         DELETE FROM txn_offsets WHERE txn_id = ?",
+    )
+    .bind(state)
+    .bind(now_ms)
+    .bind(txn)
+    .bind(txn)
+    .bind(state)
+    .bind(txn)
+    .execute(conn)
+    .await?;
     Ok(())
 }
 

@@ -40,10 +40,10 @@ pub async fn consume(
             })
             .collect();
         if batch.is_empty() {
-            // Only markers, aborted records or foreign ones: step over them.
-            let mut tx = world.stores.begin(StoreName::Broker).await?;
-            broker::commit_offset(&mut tx, group, topic, partition, next).await?;
-            tx.commit().await?;
+            // Only markers, aborted records or foreign ones: step over them. (A single statement
+            // needs no store transaction around it; each would cost two more round trips.)
+            let mut conn = world.stores.conn(StoreName::Broker).await?;
+            broker::commit_offset(&mut conn, group, topic, partition, next).await?;
         } else {
             let alive = match consumer {
                 Consumer::Fraud => fraud_batch(world, cx, partition, &batch, next).await?,
@@ -101,10 +101,8 @@ pub(super) async fn fraud_batch(
         }
     };
     let txn = if transactional {
-        let mut tx = world.stores.begin(StoreName::Broker).await?;
-        let txn = broker::begin_transaction(&mut tx, producer, FRAUD_TXN_ID, now).await?;
-        tx.commit().await?;
-        Some(txn)
+        let mut conn = world.stores.conn(StoreName::Broker).await?;
+        Some(broker::begin_transaction(&mut conn, producer, FRAUD_TXN_ID, now).await?)
     } else {
         None
     };
@@ -123,9 +121,8 @@ pub(super) async fn fraud_batch(
         .collect();
     publish_batch(world, cx, producer, APPROVED_TOPIC, &records, txn).await?;
     if let Some(txn) = txn {
-        let mut tx = world.stores.begin(StoreName::Broker).await?;
         broker::send_offset_to_transaction(
-            &mut tx,
+            &mut *world.stores.conn(StoreName::Broker).await?,
             txn,
             Consumer::Fraud.id(),
             TRANSFERS_TOPIC,
@@ -133,13 +130,16 @@ pub(super) async fn fraud_batch(
             next,
         )
         .await?;
-        tx.commit().await?;
     }
     // The audit rows live in the fraud check's own store: no broker transaction covers them.
-    let mut tx = world.stores.begin(StoreName::Fraud).await?;
+    // One statement writes them all.
     let events: Vec<&TransferDone> = batch.iter().map(|(_, e)| e).collect();
-    let audits = audit_events(&mut tx, &events, now).await?;
-    tx.commit().await?;
+    let audits = audit_events(
+        &mut *world.stores.conn(StoreName::Fraud).await?,
+        &events,
+        now,
+    )
+    .await?;
     for ((record, event), audits) in batch.iter().zip(audits) {
         cx.record(
             Layer::Fraud,
@@ -166,12 +166,15 @@ pub(super) async fn fraud_batch(
         world.pipeline.fraud = None;
         return Ok(false);
     }
-    let mut tx = world.stores.begin(StoreName::Broker).await?;
     match txn {
-        Some(txn) => broker::commit_transaction(&mut tx, producer, txn, now).await?,
+        Some(txn) => {
+            let mut tx = world.stores.begin(StoreName::Broker).await?;
+            broker::commit_transaction(&mut tx, producer, txn, now).await?;
+            tx.commit().await?;
+        }
         None => {
             broker::commit_offset(
-                &mut tx,
+                &mut *world.stores.conn(StoreName::Broker).await?,
                 Consumer::Fraud.id(),
                 TRANSFERS_TOPIC,
                 partition,
@@ -180,7 +183,6 @@ pub(super) async fn fraud_batch(
             .await?
         }
     }
-    tx.commit().await?;
     cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Wallet));
     cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Sms));
     Ok(true)
@@ -252,9 +254,8 @@ pub(super) async fn apply_batch(
         );
         return Ok(false);
     }
-    let mut tx = world.stores.begin(StoreName::Broker).await?;
-    broker::commit_offset(&mut tx, consumer.id(), consumer.topic(), partition, next).await?;
-    tx.commit().await?;
+    let mut conn = world.stores.conn(StoreName::Broker).await?;
+    broker::commit_offset(&mut conn, consumer.id(), consumer.topic(), partition, next).await?;
     Ok(true)
 }
 

@@ -43,7 +43,9 @@ pub mod sql {
     /// The relay's batch: unsent rows, oldest first, at most ?1.
     pub const OUTBOX_UNSENT: &str = "SELECT event_id, transfer_id, payload FROM outbox
          WHERE sent_ms IS NULL ORDER BY created_ms, event_id LIMIT ?1";
-    pub const OUTBOX_MARK_SENT: &str = "UPDATE outbox SET sent_ms = ?1 WHERE event_id = ?2";
+    /// The relay's batch marked sent at ?1: the event ids in the JSON array ?2.
+    pub const OUTBOX_MARK_SENT: &str = "UPDATE outbox SET sent_ms = ?1
+         WHERE event_id IN (SELECT value FROM json_each(?2))";
     // The consumers write a poll's batch in one statement a table, its events passed as one
     // JSON array (`json_each` keeps the array's order, so rows go in as the events came).
 

@@ -207,15 +207,13 @@ pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sq
         cx.schedule_in(RESTART_MS, Step::Relay);
         return Ok(());
     }
-    let mut tx = world.stores.begin(StoreName::Payments).await?;
-    for (event_id, _, _) in &rows {
-        sqlx::query(sql::OUTBOX_MARK_SENT)
-            .bind(now)
-            .bind(event_id)
-            .execute(&mut *tx)
-            .await?;
-    }
-    tx.commit().await?;
+    // Every row of the batch marked in one statement.
+    let ids: Vec<&String> = rows.iter().map(|(event_id, _, _)| event_id).collect();
+    sqlx::query(sql::OUTBOX_MARK_SENT)
+        .bind(now)
+        .bind(serde_json::to_string(&ids).expect("ids serialise"))
+        .execute(&mut *world.stores.conn(StoreName::Payments).await?)
+        .await?;
     if rows.len() as i64 == RELAY_BATCH {
         // More rows than one batch: come back for them.
         cx.wake_in(RELAY_DELAY_MS, Step::Relay);

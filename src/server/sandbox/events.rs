@@ -46,9 +46,15 @@ impl Owner {
     /// one round trip to the store however many there are; more than [`EVENTS_PER_INSERT`]
     /// take several, in one transaction.
     pub(super) async fn flush_events(&mut self) -> Result<(), LabError> {
+        self.flush_events_and_save(false).await
+    }
+
+    /// [`Owner::flush_events`], and with `save` the sandbox row's save too
+    /// ([`Owner::save`]): appended to the last insert, so the two cost one round trip.
+    pub(super) async fn flush_events_and_save(&mut self, save: bool) -> Result<(), LabError> {
         let events = std::mem::take(&mut self.pending);
         if events.is_empty() {
-            return Ok(());
+            return if save { self.save_row().await } else { Ok(()) };
         }
         // What each event's row stores as text: its kind and its details.
         let texts: Vec<(serde_json::Value, String)> = events
@@ -79,6 +85,12 @@ impl Owner {
                 });
             }
             sql.push_str(" RETURNING id");
+            // Outside a transaction there is one chunk: the save rides along with it.
+            let with_save = save && tx.is_none();
+            if with_save {
+                sql.push_str(";\n");
+                sql.push_str(super::persist::SAVE_SQL);
+            }
             let mut query = sqlx::query_scalar::<_, i64>(&sql);
             for (e, (kind, details)) in chunk.iter().zip(texts) {
                 query = query
@@ -88,6 +100,9 @@ impl Owner {
                     .bind(&e.correlation)
                     .bind(e.outcome.id())
                     .bind(details);
+            }
+            if with_save {
+                query = self.bind_save(query);
             }
             let mut chunk_ids = match tx.as_mut() {
                 Some(tx) => query.fetch_all(&mut **tx).await?,
@@ -101,8 +116,13 @@ impl Owner {
             chunk_ids.sort_unstable();
             ids.extend(chunk_ids);
         }
-        if let Some(tx) = tx {
+        let long = tx.is_some();
+        if let Some(tx) = tx.take() {
             tx.commit().await?;
+        }
+        drop(tx);
+        if save && long {
+            self.save_row().await?;
         }
         if let Some(last) = ids.last() {
             self.last_event = *last;

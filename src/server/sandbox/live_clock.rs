@@ -68,10 +68,13 @@ impl Owner {
             return Ok(());
         }
         let target = self.live_now();
-        let ran = self.run_until(Some(target), usize::MAX).await?;
+        let ran = self.run_steps(Some(target), usize::MAX).await?;
         self.sim.settle_at(target);
         if ran > 0 {
+            // The steps' last events and the save: one round trip to the store.
+            let started = Instant::now();
             self.save().await?;
+            self.note_time("event log: store and broadcast", started);
             self.report_clock();
         }
         Ok(())

@@ -163,6 +163,18 @@ impl Owner {
         until: Option<i64>,
         max: usize,
     ) -> Result<usize, LabError> {
+        let ran = self.run_steps(until, max).await?;
+        self.timed_flush().await?;
+        Ok(ran)
+    }
+
+    /// [`Owner::run_until`] but for the last events, which it leaves waiting: for a caller
+    /// that saves next, so the two go to the store together ([`Owner::save`]).
+    pub(super) async fn run_steps(
+        &mut self,
+        until: Option<i64>,
+        max: usize,
+    ) -> Result<usize, LabError> {
         let mut ran = 0;
         while ran < max {
             let started = Instant::now();
@@ -191,7 +203,6 @@ impl Owner {
             }
             self.maybe_checkpoint().await?;
         }
-        self.timed_flush().await?;
         Ok(ran)
     }
 
