@@ -13,6 +13,8 @@
 //! server's limits, with Retry-After) or failed otherwise; p50 / p99 / max of a transfer's
 //! round trip; events the streams delivered; the server's resident memory (now and peak) and
 //! open file descriptors, and the descriptors per loaded sandbox over an idle server's.
+//! Last, the server's processor time a transfer (ms) and its threads' switches a transfer, over
+//! the sending (both read from `/proc`): the cost of each statement's hand-over shows in both.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -60,7 +62,7 @@ async fn main() {
         .unwrap_or(20);
     println!("a class on one server: each sandbox holds an event stream and sends a transfer a second for {secs} s");
     println!(
-        "{:>5} {:>7} {:>6} {:>5} {:>5} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>9}",
+        "{:>5} {:>7} {:>6} {:>5} {:>5} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>9} {:>9} {:>10}",
         "N",
         "sent",
         "201",
@@ -73,7 +75,9 @@ async fn main() {
         "RSS MB",
         "peak MB",
         "fds",
-        "fds/sbx"
+        "fds/sbx",
+        "CPU ms/tr",
+        "switch/tr"
     );
     for n in sizes {
         class(&binary, n, secs).await;
@@ -136,6 +140,35 @@ impl Server {
                 .unwrap_or(0.0)
         };
         (kb("VmRSS:") / 1024.0, kb("VmHWM:") / 1024.0)
+    }
+
+    /// The processor time the server has used (user and system, in ms; Linux counts it in
+    /// ticks of 10 ms) and the times its threads have been switched out (voluntarily, as a
+    /// thread waiting for another's answer is, and not).
+    fn work(&self) -> (f64, u64) {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).unwrap();
+        // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        let mut switches = 0;
+        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.pid)) {
+            for task in tasks.flatten() {
+                let status =
+                    std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+                for line in status.lines() {
+                    if line.starts_with("voluntary_ctxt_switches:")
+                        || line.starts_with("nonvoluntary_ctxt_switches:")
+                    {
+                        switches += line
+                            .split_whitespace()
+                            .nth(1)
+                            .and_then(|v| v.parse::<u64>().ok())
+                            .unwrap_or(0);
+                    }
+                }
+            }
+        }
+        (ticks as f64 * 10.0, switches)
     }
 
     fn fds(&self) -> usize {
@@ -230,6 +263,7 @@ async fn class(binary: &PathBuf, n: usize, secs: u64) {
         ids.push(id);
     }
     // Every sandbox sends a transfer a second, its start spread over the first second.
+    let work_before = server.work();
     let mut drivers = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let (client, url, tally) = (
@@ -276,6 +310,7 @@ async fn class(binary: &PathBuf, n: usize, secs: u64) {
     let (rss, peak) = server.memory();
     // Let the last transfers' events arrive, then close the streams.
     tokio::time::sleep(Duration::from_secs(2)).await;
+    let work_after = server.work();
     for s in &streams {
         s.abort();
     }
@@ -293,8 +328,9 @@ async fn class(binary: &PathBuf, n: usize, secs: u64) {
     lat.sort_unstable();
     let pct = |p: f64| percentile(&lat, p) / 1e3;
     let loaded = ids.len().max(1);
+    let created = tally.created.load(Ordering::Relaxed).max(1) as f64;
     println!(
-        "{:>5} {:>7} {:>6} {:>5} {:>5} {:>8.1} {:>8.1} {:>8.1} {:>9} {:>8.0} {:>8.0} {:>6} {:>9.1}",
+        "{:>5} {:>7} {:>6} {:>5} {:>5} {:>8.1} {:>8.1} {:>8.1} {:>9} {:>8.0} {:>8.0} {:>6} {:>9.1} {:>9.2} {:>10.0}",
         n,
         tally.sent.load(Ordering::Relaxed),
         tally.created.load(Ordering::Relaxed),
@@ -307,7 +343,9 @@ async fn class(binary: &PathBuf, n: usize, secs: u64) {
         rss,
         peak,
         fds,
-        fds.saturating_sub(idle_fds) as f64 / loaded as f64
+        fds.saturating_sub(idle_fds) as f64 / loaded as f64,
+        (work_after.0 - work_before.0) / created,
+        (work_after.1 - work_before.1) as f64 / created
     );
     let bare = tally.refused_without_retry_after.load(Ordering::Relaxed);
     assert_eq!(bare, 0, "{bare} refusals came without Retry-After");
