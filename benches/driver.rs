@@ -28,9 +28,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use libsqlite3_sys as ffi;
-use pocketpay_lab::domain::transfer::IdempotencyKey;
-use pocketpay_lab::domain::{ClockCommand, ClockMode, TransferBody};
-use pocketpay_lab::server::calls::TransferRequest;
+use pocketpay_lab::domain::{ClockCommand, ClockMode};
 use pocketpay_lab::server::config::Config;
 use pocketpay_lab::server::lanes;
 use pocketpay_lab::server::sandboxes::Sandboxes;
@@ -466,15 +464,7 @@ async fn live(dir: &Path) -> HashMap<String, usize> {
     tokio::time::sleep(Duration::from_millis(500)).await;
     *RAN.lock().unwrap() = Some(HashMap::new());
     for i in 0..LIVE {
-        let request = TransferRequest::new(
-            "shimul",
-            IdempotencyKey::parse(Some(&format!("live-{i}"))).expect("a valid key"),
-            TransferBody {
-                to: "tithi".into(),
-                amount: 1,
-            },
-            format!("intent-{i}"),
-        );
+        let request = common::one_taka(&format!("live-{i}"), format!("intent-{i}"));
         let answer = sandbox
             .start_transfer(request)
             .await

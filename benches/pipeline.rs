@@ -14,9 +14,7 @@ mod common;
 
 use std::time::Instant;
 
-use pocketpay_lab::domain::transfer::IdempotencyKey;
-use pocketpay_lab::domain::{ClockCommand, ClockMode, TransferBody};
-use pocketpay_lab::server::calls::TransferRequest;
+use pocketpay_lab::domain::{ClockCommand, ClockMode};
 use pocketpay_lab::server::config::Config;
 use pocketpay_lab::server::lanes;
 use pocketpay_lab::server::sandboxes::Sandboxes;
@@ -37,15 +35,7 @@ async fn main() {
     let sandbox = lab.create(None, Some(1), ClockMode::Paused).await.unwrap();
     let mut answers = Vec::with_capacity(N);
     for i in 0..N {
-        let request = TransferRequest::new(
-            "shimul",
-            IdempotencyKey::parse(Some(&format!("bench-{i}"))).expect("a valid key"),
-            TransferBody {
-                to: "tithi".into(),
-                amount: 1,
-            },
-            format!("intent-{i}"),
-        );
+        let request = common::one_taka(&format!("bench-{i}"), format!("intent-{i}"));
         answers.push(sandbox.start_transfer(request).await.unwrap());
     }
     let started = Instant::now();

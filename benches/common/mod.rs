@@ -10,10 +10,26 @@ use std::time::Instant;
 
 use pocketpay_lab::domain::clock::START_MS;
 use pocketpay_lab::domain::pipeline::{Consumer, TransferDone, APPROVED_TOPIC, TRANSFERS_TOPIC};
+use pocketpay_lab::domain::transfer::IdempotencyKey;
+use pocketpay_lab::domain::TransferBody;
 use pocketpay_lab::server::broker::{self, Outgoing};
+use pocketpay_lab::server::calls::TransferRequest;
 use pocketpay_lab::server::payments::{idempotency, ledger};
 use pocketpay_lab::server::pipeline::{self, sql, FRAUD_TXN_ID};
 use pocketpay_lab::server::store::{StoreName, Stores};
+
+/// A request of ৳1 from Shimul to Tithi under `key`, for a sandbox's transfer queue.
+pub fn one_taka(key: &str, intent: String) -> TransferRequest {
+    TransferRequest::new(
+        "shimul",
+        IdempotencyKey::parse(Some(key)).expect("a valid key"),
+        TransferBody {
+            to: "tithi".into(),
+            amount: 1,
+        },
+        intent,
+    )
+}
 
 /// Transfer `i` of ৳1 from Shimul to Tithi under key `raw-{i}`: the claim (its INSERT and the
 /// read after it, as the API runs them), then balance and receipt number, debit and stored

@@ -16,6 +16,34 @@ struct LogRow {
     txn_state: Option<String>,
 }
 
+impl LogRow {
+    /// The record a reader gets from this row: none for a marker, nor (with `read_committed`)
+    /// for a record of an aborted transaction.
+    fn into_record(self, topic: &str, partition: i64, read_committed: bool) -> Option<Record> {
+        let aborted = self.txn_state.as_deref() == Some("ABORTED");
+        if self.control.is_some() || (read_committed && aborted) {
+            return None;
+        }
+        Some(Record {
+            topic: topic.to_owned(),
+            partition,
+            offset: self.offset,
+            at_ms: self.at_ms,
+            key: self.key,
+            value: self.value,
+        })
+    }
+}
+
+/// A row of [`poll`]: its partition, where the group stood, and the record.
+#[derive(sqlx::FromRow)]
+struct PollRow {
+    partition: i64,
+    start: i64,
+    #[sqlx(flatten)]
+    row: LogRow,
+}
+
 /// Reads up to `max` data records from `from` on. `read_committed` stops at the last stable
 /// offset and skips records of aborted transactions; markers are never returned. Also returns
 /// the position after the last offset looked at, where the next read starts.
@@ -51,28 +79,9 @@ pub async fn fetch(
     .await?;
     let mut next = from;
     let mut records = Vec::new();
-    for LogRow {
-        offset,
-        at_ms,
-        key,
-        value,
-        control,
-        txn_state,
-    } in rows
-    {
-        next = offset + 1;
-        let aborted = txn_state.as_deref() == Some("ABORTED");
-        if control.is_some() || (read_committed && aborted) {
-            continue;
-        }
-        records.push(Record {
-            topic: topic.to_owned(),
-            partition,
-            offset,
-            at_ms,
-            key,
-            value,
-        });
+    for row in rows {
+        next = row.offset + 1;
+        records.extend(row.into_record(topic, partition, read_committed));
     }
     Ok((records, next))
 }
@@ -130,16 +139,6 @@ pub async fn poll(
                WHERE pos.partition = {partition} ORDER BY r.\"offset\" LIMIT ?3)"
         ));
     }
-    type PollRow = (
-        i64,
-        i64,
-        i64,
-        i64,
-        Option<String>,
-        String,
-        Option<String>,
-        Option<String>,
-    );
     let rows: Vec<PollRow> = sqlx::query_as(&sql)
         .bind(group)
         .bind(topic)
@@ -148,7 +147,12 @@ pub async fn poll(
         .fetch_all(conn)
         .await?;
     let mut polled: Vec<Polled> = Vec::new();
-    for (partition, start, offset, at_ms, key, value, control, txn_state) in rows {
+    for PollRow {
+        partition,
+        start,
+        row,
+    } in rows
+    {
         if polled.last().map(|p| p.partition) != Some(partition) {
             polled.push(Polled {
                 partition,
@@ -158,19 +162,9 @@ pub async fn poll(
             });
         }
         let p = polled.last_mut().expect("pushed above");
-        p.next = offset + 1;
-        let aborted = txn_state.as_deref() == Some("ABORTED");
-        if control.is_some() || (read_committed && aborted) {
-            continue;
-        }
-        p.records.push(Record {
-            topic: topic.to_owned(),
-            partition,
-            offset,
-            at_ms,
-            key,
-            value,
-        });
+        p.next = row.offset + 1;
+        p.records
+            .extend(row.into_record(topic, partition, read_committed));
     }
     Ok(polled)
 }

@@ -227,7 +227,7 @@ pub async fn produce_batch(
         });
     }
     // Each new batch remembered (keeping only the newest few: a resend older than that is not
-    // recognised), and the producer's last activity: one command to the store a batch. Its
+    // recognised), then the producer's last activity: one command to the store. Its
     // parameters are unnumbered, bound in order: sqlx binds a command's later statements
     // after the earlier ones' values.
     const REMEMBER: &str = "INSERT OR REPLACE INTO producer_batches
@@ -237,18 +237,14 @@ pub async fn produce_batch(
          WHERE producer_id = ? AND topic = ? AND partition = ? AND (epoch <> ? OR sequence NOT IN (
            SELECT sequence FROM producer_batches
            WHERE producer_id = ? AND epoch = ? AND topic = ? AND partition = ?
-           ORDER BY sequence DESC LIMIT ?))";
-    const TOUCH: &str = "UPDATE producers SET last_active_ms = ? WHERE producer_id = ?";
-    let last = batches.len();
-    for (i, b) in batches.into_iter().enumerate() {
-        let with_touch = i + 1 == last;
-        let sql = if with_touch {
-            format!("{REMEMBER};\n{TOUCH}")
-        } else {
-            REMEMBER.to_owned()
-        };
-        let (id, epoch, part) = (producer.id, producer.epoch, b.partition);
-        let mut query = sqlx::query(&sql)
+           ORDER BY sequence DESC LIMIT ?));\n";
+    let sql = REMEMBER.repeat(batches.len())
+        + "UPDATE producers SET last_active_ms = ? WHERE producer_id = ?";
+    let (id, epoch) = (producer.id, producer.epoch);
+    let mut query = sqlx::query(&sql);
+    for b in &batches {
+        let part = b.partition;
+        query = query
             .bind(id)
             .bind(epoch)
             .bind(topic)
@@ -265,14 +261,8 @@ pub async fn produce_batch(
             .bind(topic)
             .bind(part)
             .bind(BATCHES_REMEMBERED);
-        if with_touch {
-            query = query.bind(now_ms).bind(id);
-        }
-        query.execute(&mut *conn).await?;
     }
-    if last == 0 {
-        touch(conn, producer.id, now_ms).await?;
-    }
+    query.bind(now_ms).bind(id).execute(&mut *conn).await?;
     Ok(appended)
 }
 
@@ -321,19 +311,6 @@ pub(super) async fn append(
     .fetch_one(&mut *conn)
     .await?;
     Ok(offset)
-}
-
-pub(super) async fn touch(
-    conn: &mut SqliteConnection,
-    producer_id: i64,
-    now_ms: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE producers SET last_active_ms = ?1 WHERE producer_id = ?2")
-        .bind(now_ms)
-        .bind(producer_id)
-        .execute(conn)
-        .await?;
-    Ok(())
 }
 
 /// Forgets the batches of a producer idle past [`PRODUCER_EXPIRY_MS`] (`produce_batch` reads

@@ -259,9 +259,9 @@ pub(super) async fn apply_batch(
     Ok(true)
 }
 
-/// The fraud check's audit rows for a batch's events, written in one statement: for each event,
-/// how many audit rows it has with this one (more than one: the check ran on it twice). Run it
-/// in the fraud store's transaction.
+/// The fraud check's audit rows for a batch's events, written in one statement (atomic on its
+/// own: no store transaction needed): for each event, how many audit rows it has with this one
+/// (more than one: the check ran on it twice).
 pub async fn audit_events(
     conn: &mut SqliteConnection,
     events: &[&TransferDone],

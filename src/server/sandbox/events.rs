@@ -70,9 +70,11 @@ impl Owner {
         } else {
             None
         };
-        for (chunk, texts) in events
+        let chunks = events.len().div_ceil(EVENTS_PER_INSERT);
+        for (i, (chunk, texts)) in events
             .chunks(EVENTS_PER_INSERT)
             .zip(texts.chunks(EVENTS_PER_INSERT))
+            .enumerate()
         {
             let mut sql = String::from(
                 "INSERT INTO events (at_ms, layer, kind, correlation, outcome, details) VALUES ",
@@ -85,8 +87,8 @@ impl Owner {
                 });
             }
             sql.push_str(" RETURNING id");
-            // Outside a transaction there is one chunk: the save rides along with it.
-            let with_save = save && tx.is_none();
+            // The save rides along with the last chunk.
+            let with_save = save && i + 1 == chunks;
             if with_save {
                 sql.push_str(";\n");
                 sql.push_str(super::persist::SAVE_SQL);
@@ -116,13 +118,8 @@ impl Owner {
             chunk_ids.sort_unstable();
             ids.extend(chunk_ids);
         }
-        let long = tx.is_some();
-        if let Some(tx) = tx.take() {
+        if let Some(tx) = tx {
             tx.commit().await?;
-        }
-        drop(tx);
-        if save && long {
-            self.save_row().await?;
         }
         if let Some(last) = ids.last() {
             self.last_event = *last;
