@@ -57,6 +57,57 @@ pub fn content_security_policy(nonce: &str) -> String {
     )
 }
 
+/// When a page may be used, written on `<html>` for tests and benches to wait for (a click
+/// before hydration is lost): `data-send-ready` once the page's first code has hydrated (on the
+/// lab: Shimul's phone, his switches and the bar above them), `data-hydrated` once every part
+/// is live, the parts drawn later included (`lab::later`).
+pub mod ready {
+    #[cfg(feature = "hydrate")]
+    thread_local! {
+        /// (hydrated, parts still to come)
+        static STATE: std::cell::Cell<(bool, usize)> = const { std::cell::Cell::new((false, 0)) };
+    }
+
+    /// One more part to come before the page is all live.
+    pub fn wait() {
+        #[cfg(feature = "hydrate")]
+        STATE.with(|s| s.set((s.get().0, s.get().1 + 1)));
+    }
+
+    /// A part has come.
+    pub fn arrived() {
+        #[cfg(feature = "hydrate")]
+        {
+            STATE.with(|s| s.set((s.get().0, s.get().1.saturating_sub(1))));
+            mark();
+        }
+    }
+
+    /// The page's first code has hydrated.
+    pub fn hydrated() {
+        #[cfg(feature = "hydrate")]
+        {
+            STATE.with(|s| s.set((true, s.get().1)));
+            set("data-send-ready");
+            mark();
+        }
+    }
+
+    #[cfg(feature = "hydrate")]
+    fn mark() {
+        if STATE.with(|s| s.get()) == (true, 0) {
+            set("data-hydrated");
+        }
+    }
+
+    #[cfg(feature = "hydrate")]
+    fn set(name: &str) {
+        if let Some(root) = leptos::prelude::document().document_element() {
+            let _ = root.set_attribute(name, "");
+        }
+    }
+}
+
 /// The app: header, navigation and the routes.
 #[component]
 pub fn App() -> impl IntoView {
@@ -73,13 +124,8 @@ pub fn App() -> impl IntoView {
             response.insert_header(axum::http::header::CONTENT_SECURITY_POLICY, value);
         }
     }
-    // Effects run only in the browser, so this marks the moment hydration has happened: tests
-    // wait for it before they click, since a click before hydration is lost.
-    Effect::new(move |_| {
-        if let Some(root) = document().document_element() {
-            let _ = root.set_attribute("data-hydrated", "");
-        }
-    });
+    // Effects run only in the browser, so this marks the moment hydration has happened.
+    Effect::new(move |_| ready::hydrated());
     view! {
         <Link rel="icon" href="/favicon.ico" />
         <i18n::I18nProvider>

@@ -14,6 +14,7 @@ mod damage;
 mod generals;
 mod inspector;
 mod instructor;
+mod later;
 mod natural;
 mod network;
 mod phone;
@@ -35,21 +36,16 @@ use crate::domain::phone::{Attack, AttackAnswer};
 use crate::domain::run::{Rerun, Run};
 use crate::domain::scenario::Variant;
 use crate::domain::{ClockCommand, ClockState, Faults, Safeguards, SandboxState};
-use chapter::{ChapterPanel, Focus, Looks};
-use damage::DamageMeter;
-use inspector::Inspector;
-use instructor::InstructorPanel;
-use network::NetworkPanel;
+use chapter::{Focus, Looks};
+use later::{later, Later};
 use phone::ShimulPhone;
 use summary::SummaryBar;
 use switches::Switches;
-use timeline::Timeline;
 
 /// A scenario's preset by name, as the lab's preset picker lists it.
 pub(crate) use instructor::preset_name;
 /// One timeline event in a sentence of the page's language, as the timeline words it.
 pub(crate) use timeline::describe as describe_event;
-use tithi::TithiPhone;
 
 /// Rows per table the screen reads; the newest ones.
 pub const ROWS_PER_TABLE: i64 = crate::domain::state::SCREEN_ROWS;
@@ -394,7 +390,7 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
                     move || focus.chapter.get().map(|chapter| {
                         view! {
                             <div class="lab-col lab-chapter">
-                                <ChapterPanel live=live.clone() focus chapter />
+                                {later(Later::Chapter { focus, chapter }, live.clone())}
                             </div>
                         }
                     })
@@ -409,8 +405,8 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
                         },
                     )}
                     {slot(Panel::Switches, view! { <Switches live=live.clone() /> }.into_any())}
-                    {slot(Panel::Network, view! { <NetworkPanel live=live.clone() /> }.into_any())}
-                    {slot(Panel::Tithi, view! { <TithiPhone live=live.clone() /> }.into_any())}
+                    {slot(Panel::Network, later(Later::Network, live.clone()))}
+                    {slot(Panel::Tithi, later(Later::Tithi, live.clone()))}
                 </div>
                 <div class="lab-col lab-watch">
                     {
@@ -421,7 +417,7 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
                             .is_some_and(|c| c.panels.contains(&Panel::Natural))
                             .then(|| view! {
                                 <div class="slot" data-panel="natural">
-                                    <natural::NaturalPanel live=live.clone() />
+                                    {later(Later::Natural, live.clone())}
                                 </div>
                             })
                     }
@@ -433,16 +429,16 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
                             .is_some_and(|c| c.panels.contains(&Panel::Generals))
                             .then(|| view! {
                                 <div class="slot" data-panel="generals">
-                                    <generals::GeneralsPanel live=live.clone() />
+                                    {later(Later::Generals, live.clone())}
                                 </div>
                             })
                     }
-                    {slot(Panel::Damage, view! { <DamageMeter live=live.clone() /> }.into_any())}
-                    {slot(Panel::Timeline, view! { <Timeline live=live.clone() /> }.into_any())}
-                    {slot(Panel::Inspector, view! { <Inspector live=live.clone() /> }.into_any())}
+                    {slot(Panel::Damage, later(Later::Damage, live.clone()))}
+                    {slot(Panel::Timeline, later(Later::Timeline, live.clone()))}
+                    {slot(Panel::Inspector, later(Later::Inspector, live.clone()))}
                 </div>
                 <div class="lab-col lab-teach">
-                    {slot(Panel::Instructor, view! { <InstructorPanel live presenter /> }.into_any())}
+                    {slot(Panel::Instructor, later(Later::Instructor { presenter }, live))}
                 </div>
             </div>
             </fieldset>

@@ -9,7 +9,7 @@
 //! changes) is `domain::phone_app::AppMemory`; this component wires it to the screen, to
 //! browser storage (`storage.rs`) and to HTTP (`http.rs`).
 
-mod http;
+pub(super) mod http;
 mod storage;
 
 use crate::tr;
