@@ -10,7 +10,7 @@ use super::payments::recovery;
 use super::sim::Cx;
 use super::store::StoreName;
 use super::world::{LabWorld, Step};
-use crate::domain::clock::{DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS};
+use crate::domain::clock::{DAY_MS, HOUR_MS, MINUTE_MS};
 use crate::domain::{EventKind, Layer, Outcome, Safeguard};
 
 /// A recurring job.
@@ -21,7 +21,7 @@ pub enum Job {
     /// Deletes log records older than their topic's retention and moves each log start offset.
     LogRetention,
     /// Resolves idempotency keys stuck IN_PROGRESS for over 60 s (`stuck_recovery`). Not
-    /// periodic: each claim arms one run just past its 60 s (see [`Job::after_claim`]), and one
+    /// periodic: each claim arms one run just past its 60 s (see [`recovery::look_at`]), and one
     /// runs when a sandbox opens or the safeguard is switched on, so a long jump does not pay for
     /// thousands of empty polls.
     StuckRecovery,
@@ -57,11 +57,6 @@ impl Job {
 
     pub fn is_periodic(self) -> bool {
         self.schedule().is_some()
-    }
-
-    /// When recovery must look at a key claimed at `claimed_ms`: just past its 60 s.
-    pub fn after_claim(claimed_ms: i64) -> i64 {
-        claimed_ms + recovery::STUCK_AFTER_MS + SECOND_MS
     }
 }
 
@@ -131,6 +126,5 @@ mod tests {
         );
         assert_eq!(Job::PartitionDrop.next_after(9 * HOUR_MS), DAY_MS);
         assert_eq!(Job::StuckRecovery.next_after(5), 5);
-        assert_eq!(Job::after_claim(1_000), 62_000);
     }
 }

@@ -24,6 +24,9 @@ pub enum Step {
 }
 
 impl Step {
+    /// The stuck-key recovery's run (one is armed per claim: `payments::recovery::look_at`).
+    pub const STUCK_RECOVERY: Step = Step::Job(Job::StuckRecovery);
+
     /// What kind of step this is, for the step-time statistics.
     pub fn name(&self) -> &'static str {
         match self {

@@ -22,7 +22,6 @@ use self::decide::{Decision, First};
 use self::idempotency::Claim;
 use self::recovery::window_start;
 use super::calls::{ApiReply, ApiStep, Attempt, Req};
-use super::jobs::Job;
 use super::network::NetStep;
 use super::pipeline;
 use super::sim::Cx;
@@ -123,7 +122,8 @@ async fn receive(
                 details(json!({"partition_day": idempotency::partition_of(now)})),
             );
             // Should this request die before completing, recovery looks at it after 60 s.
-            cx.schedule_at(Job::after_claim(now), Step::Job(Job::StuckRecovery));
+            let (at, look) = recovery::look_at(now);
+            cx.schedule_at(at, look);
             if world.crash_fires(CrashPoint::ApiAfterClaim, cx.rng()) {
                 cx.record(
                     Layer::Api,

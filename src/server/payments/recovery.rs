@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{idempotency, ledger};
-use crate::domain::clock::HOUR_MS;
+use crate::domain::clock::{HOUR_MS, SECOND_MS};
 use crate::domain::{EventKind, Layer, Outcome, Safeguard};
 use crate::server::calls::ApiReply;
 use crate::server::sim::Cx;
@@ -65,6 +65,15 @@ pub async fn recover_stuck(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
 /// How long a claim may stay IN_PROGRESS before recovery resolves it.
 pub const STUCK_AFTER_MS: i64 = 60_000;
 
+/// When recovery must look at a key claimed at `claimed_ms`, and the step that looks: just past
+/// its 60 s.
+pub fn look_at(claimed_ms: i64) -> (i64, Step) {
+    (
+        claimed_ms + STUCK_AFTER_MS + SECOND_MS,
+        Step::STUCK_RECOVERY,
+    )
+}
+
 /// The nightly partition drop: whole days older than the window go.
 pub async fn drop_old_partitions(
     world: &mut LabWorld,
@@ -82,4 +91,14 @@ pub async fn drop_old_partitions(
         json!({"days": days, "rows": rows, "window_hours": world.safeguards.hours(Safeguard::WindowHours)}),
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_is_looked_at_just_past_its_sixty_seconds() {
+        assert_eq!(look_at(1_000), (62_000, Step::STUCK_RECOVERY));
+    }
 }

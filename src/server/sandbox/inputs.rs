@@ -150,7 +150,7 @@ impl Owner {
         {
             // Keys that got stuck while recovery was off are looked at now.
             let now = self.sim.now();
-            self.sim.schedule_at(now, Step::Job(Job::StuckRecovery));
+            self.sim.schedule_at(now, Step::STUCK_RECOVERY);
         }
         self.world.safeguards = next;
         self.settings_changed(

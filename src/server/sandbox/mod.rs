@@ -18,7 +18,6 @@ use super::broker;
 use super::calls::{ApiReply, TransferRequest};
 use super::error::LabError;
 use super::invariants::{self, Promises};
-use super::jobs::Job;
 use super::lanes;
 use super::natural;
 use super::network::{NetStep, Network};
@@ -373,7 +372,8 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
     .fetch_all(&mut *stores.conn(StoreName::Payments).await?)
     .await?;
     for claimed in claims {
-        sim.schedule_at(Job::after_claim(claimed), Step::Job(Job::StuckRecovery));
+        let (at, look) = super::payments::recovery::look_at(claimed);
+        sim.schedule_at(at, look);
     }
 
     let mode = if mode == "paused" {
