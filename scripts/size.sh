@@ -157,9 +157,10 @@ for path, n, enc in lab:
     print(f"  {shown:56} {kb(n)}  {enc}")
 print(f"  {'total, up to Send working':56} {kb(send_total)}")
 print(f"then the later panels' code, {len(later)} files:")
-for path, n, enc in sorted(later, key=lambda v: -v[1])[:5]:
+largest = sorted(later, key=lambda v: -v[1])
+for path, n, enc in largest[:5]:
     print(f"  {short(path):56} {kb(n)}  {enc}")
-print(f"  {'… the other ' + str(len(later) - 5) + ' files':56} {kb(sum(n for _, n, _ in sorted(later, key=lambda v: -v[1])[5:]))}")
+print(f"  {'… the other ' + str(len(largest[5:])) + ' files':56} {kb(sum(n for _, n, _ in largest[5:]))}")
 print(f"  {'total, the later panels':56} {kb(later_total)}")
 print(f"  {'the whole lab':56} {kb(total)}")
 

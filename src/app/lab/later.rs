@@ -89,7 +89,8 @@ pub fn later(panel: Later, live: LabStream) -> AnyView {
                 }
             }
         };
-        if let Some(el) = el.get_untracked() {
+        // A box gone meanwhile (a chapter closed before the code came) is not drawn.
+        if let Some(el) = el.try_get_untracked().flatten() {
             owner.with(|| {
                 el.set_inner_html("");
                 let mut state = view.build();

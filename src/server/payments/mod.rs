@@ -122,8 +122,7 @@ async fn receive(
                 details(json!({"partition_day": idempotency::partition_of(now)})),
             );
             // Should this request die before completing, recovery looks at it after 60 s.
-            let (at, look) = recovery::look_at(now);
-            cx.schedule_at(at, look);
+            cx.schedule_at(recovery::look_at(now), Step::STUCK_RECOVERY);
             if world.crash_fires(CrashPoint::ApiAfterClaim, cx.rng()) {
                 cx.record(
                     Layer::Api,

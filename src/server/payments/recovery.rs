@@ -65,13 +65,10 @@ pub async fn recover_stuck(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
 /// How long a claim may stay IN_PROGRESS before recovery resolves it.
 pub const STUCK_AFTER_MS: i64 = 60_000;
 
-/// When recovery must look at a key claimed at `claimed_ms`, and the step that looks: just past
+/// When recovery (`Step::STUCK_RECOVERY`) must look at a key claimed at `claimed_ms`: just past
 /// its 60 s.
-pub fn look_at(claimed_ms: i64) -> (i64, Step) {
-    (
-        claimed_ms + STUCK_AFTER_MS + SECOND_MS,
-        Step::STUCK_RECOVERY,
-    )
+pub fn look_at(claimed_ms: i64) -> i64 {
+    claimed_ms + STUCK_AFTER_MS + SECOND_MS
 }
 
 /// The nightly partition drop: whole days older than the window go.
@@ -99,6 +96,6 @@ mod tests {
 
     #[test]
     fn a_claim_is_looked_at_just_past_its_sixty_seconds() {
-        assert_eq!(look_at(1_000), (62_000, Step::STUCK_RECOVERY));
+        assert_eq!(look_at(1_000), 62_000);
     }
 }

@@ -372,8 +372,10 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
     .fetch_all(&mut *stores.conn(StoreName::Payments).await?)
     .await?;
     for claimed in claims {
-        let (at, look) = super::payments::recovery::look_at(claimed);
-        sim.schedule_at(at, look);
+        sim.schedule_at(
+            super::payments::recovery::look_at(claimed),
+            Step::STUCK_RECOVERY,
+        );
     }
 
     let mode = if mode == "paused" {
