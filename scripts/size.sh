@@ -10,6 +10,10 @@
 # the panels it draws after (src/app/lab/later.rs: `lab_later` in the split build's manifest,
 # with the shared pieces it needs).
 #
+# The pages sent without code (src/app/mod.rs, `SERVER_ONLY`: the front page, the glossary, the
+# summary) must name no wasm and no script, and each must stay under SIZE_PLAIN_PAGE_MAX_KB on the
+# wire (the budget for a page other than the lab is 150 KB; the ceiling is today's size plus a little).
+#
 # Fails when a file under /pkg is not sent as brotli under a name the browser may keep for good
 # (its hash in it), when a page is not sent as brotli, or when the wasm every page loads is over
 # SIZE_WASM_BR_MAX_KB of brotli, the lab's first visit up to Send over SIZE_SEND_VISIT_MAX_KB or
@@ -24,8 +28,9 @@ bin=${1:?usage: scripts/size.sh <path to the release pocketpay-lab server binary
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 max_wasm_kb=${SIZE_WASM_BR_MAX_KB:-334}
-max_send_kb=${SIZE_SEND_VISIT_MAX_KB:-487}
-max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-752}
+max_send_kb=${SIZE_SEND_VISIT_MAX_KB:-486}
+max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-744}
+max_plain_kb=${SIZE_PLAIN_PAGE_MAX_KB:-105}
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 data=$(mktemp -d)
@@ -46,11 +51,13 @@ trap cleanup EXIT
 ) &
 server=$!
 
-python3 - "$root/target/site/pkg" "http://127.0.0.1:$port" "$max_wasm_kb" "$max_send_kb" "$max_visit_kb" <<'EOF'
+python3 - "$root/target/site/pkg" "http://127.0.0.1:$port" "$max_wasm_kb" "$max_send_kb" "$max_visit_kb" "$max_plain_kb" <<'EOF'
 import gzip, json, os, re, subprocess, sys, time, urllib.request
 
 pkg, base = sys.argv[1], sys.argv[2]
-max_wasm_kb, max_send_kb, max_visit_kb = (int(a) for a in sys.argv[3:6])
+max_wasm_kb, max_send_kb, max_visit_kb, max_plain_kb = (int(a) for a in sys.argv[3:7])
+# The pages sent without code (src/app/mod.rs, SERVER_ONLY).
+plain_pages = ["/", "/glossary", "/summary"]
 
 def brotli_size(path):
     # The precompressed file when the build wrote one, else Node's brotli at its best.
@@ -108,7 +115,11 @@ def first_visit(page):
     # preloads, the split code of its screen, the sentences of its language.
     html = get(page, {"Accept-Encoding": "identity"})[0].decode(errors="replace")
     assets = sorted(set(re.findall(r'(/(?:pkg|strings)/[^"\' )]+)', html)))
-    if f"/pkg/{main_wasm[0]}" not in assets:
+    if page in plain_pages:
+        code = [a for a in assets if not a.endswith(".css")]
+        if code:
+            problems.append(f"{page} is to be sent without code but names {code}")
+    elif f"/pkg/{main_wasm[0]}" not in assets:
         problems.append(f"{page} does not name {main_wasm[0]}")
         assets.append(f"/pkg/{main_wasm[0]}")
     for a in [a for a in assets if a.endswith(".css")]:
@@ -167,14 +178,18 @@ print(f"  {'the whole lab':56} {kb(total)}")
 print("\nevery page's first visit on the wire (the fonts among it):")
 for page in ["/", f"/lab/{sandbox}", "/run", "/quiz", "/glossary", "/summary", "/calculators", "/day"]:
     visit = lab + later if page.startswith("/lab/") else first_visit(page)
+    if page in plain_pages and sum(n for _, n, _ in visit) > max_plain_kb * 1024:
+        problems.append(f"{page}, sent without code, is over {max_plain_kb} KB")
     split = sum(n for p, n, _ in visit if p.startswith("/pkg/") and p.endswith(".wasm")
                 and not p.endswith(main_wasm[0]))
     shown = "/lab/{id}" if page.startswith("/lab/") else page
-    print(f"  {shown:14} {kb(sum(n for _, n, _ in visit))}   its screen's split code {kb(split)}")
+    note = "   (sent without code)" if page in plain_pages else f"   its screen's split code {kb(split)}"
+    print(f"  {shown:14} {kb(sum(n for _, n, _ in visit))}{note}")
 
 print(f"\nthe wasm every page loads (brotli) {main_wasm[1] / 1024:.1f} KB, at most {max_wasm_kb} KB "
       f"allowed; the lab's first visit up to Send {send_total / 1024:.1f} KB, at most {max_send_kb} KB "
-      f"allowed, all of it {total / 1024:.1f} KB, at most {max_visit_kb} KB allowed")
+      f"allowed, all of it {total / 1024:.1f} KB, at most {max_visit_kb} KB allowed; a page sent "
+      f"without code at most {max_plain_kb} KB")
 if (main_wasm[1] > max_wasm_kb * 1024 or send_total > max_send_kb * 1024
         or total > max_visit_kb * 1024):
     problems.append("over the ceiling")

@@ -1627,14 +1627,14 @@ async fn a_transfer_on_a_paused_clock_answers_within_its_wait() {
     assert_eq!(s["balances"]["payments"]["shimul"], 1500);
 }
 
-/// A page names its own language's sentences and nothing of the other's: the front page in
-/// Bangla without a cookie and in English with one; the file it names is brotli at its best,
+/// A page names its own language's sentences and nothing of the other's: the quiz in Bangla
+/// without a cookie and in English with one; the file it names is brotli at its best,
 /// kept for good, holds that language alone; a wrong version or language is a 404.
 #[tokio::test]
 async fn a_page_is_sent_its_own_languages_sentences() {
     let edge = Edge::start().await;
     let page = |cookie: Option<&'static str>| {
-        let mut request = Request::get("/").header("host", HOST);
+        let mut request = Request::get("/quiz").header("host", HOST);
         if let Some(cookie) = cookie {
             request = request.header("cookie", cookie);
         }
@@ -1740,5 +1740,115 @@ async fn a_page_is_sent_its_own_languages_sentences() {
             )
             .await;
         assert_eq!(a.status, StatusCode::NOT_FOUND, "{wrong}");
+    }
+}
+
+/// The pages nothing changes on (the front page, the glossary, the summary) are sent whole and
+/// without code: no script, no wasm, no sentences file, and marked usable on arrival; a page
+/// that works in the browser (the quiz) still names its code.
+#[tokio::test]
+async fn a_page_nothing_changes_on_is_sent_without_code() {
+    let edge = &Edge::start().await;
+    let html = |path: &'static str| async move {
+        let a = edge
+            .send(
+                Request::get(path)
+                    .header("host", HOST)
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(a.status, StatusCode::OK, "{path}");
+        String::from_utf8(a.body.to_vec()).unwrap()
+    };
+    for path in ["/", "/glossary", "/summary"] {
+        let page = html(path).await;
+        // (Only the framework's few bytes of empty resource lists stay inline.)
+        for code in [
+            "/pkg/pocketpay-lab.js",
+            ".wasm",
+            "modulepreload",
+            "hydrate()",
+            "/strings/",
+        ] {
+            assert!(
+                !page.contains(code),
+                "{path} names {code}: {}",
+                &page[page.find(code).unwrap_or(0).saturating_sub(200)..]
+            );
+        }
+        assert!(
+            page.contains("data-send-ready") && page.contains("data-hydrated"),
+            "{path} is usable as it arrives: {page:.300}"
+        );
+        assert!(
+            page.contains(r#"action="/lang""#),
+            "{path}: the switch is a form"
+        );
+    }
+    let quiz = html("/quiz").await;
+    assert!(quiz.contains("hydrate()") && quiz.contains("/strings/bn."));
+    assert!(
+        !quiz.contains("data-hydrated"),
+        "the quiz is live once hydrated"
+    );
+}
+
+/// The language switch of a page sent without code: `POST /lang` keeps the choice in the cookie
+/// and sends the browser back to where it was, which is then drawn in that language; a language
+/// the course does not speak, a way back to another site or a body that is not the form is
+/// refused with a problem and sets no cookie.
+#[tokio::test]
+async fn the_language_form_keeps_the_choice_and_goes_back() {
+    let edge = Edge::start().await;
+    let post = |body: &'static str, kind: &'static str| {
+        Request::post("/lang")
+            .header("host", HOST)
+            .header("content-type", kind)
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let form = "application/x-www-form-urlencoded";
+    let a = edge.send(post("lang=en&back=%2Fglossary", form)).await;
+    assert_eq!(a.status, StatusCode::SEE_OTHER);
+    assert_eq!(a.headers["location"], "/glossary");
+    let cookie = a.headers["set-cookie"].to_str().unwrap().to_owned();
+    assert!(cookie.starts_with("pocketpay_lang=en;"), "{cookie}");
+    assert!(
+        cookie.contains("Path=/") && cookie.contains("Max-Age="),
+        "{cookie}"
+    );
+    let page = edge
+        .send(
+            Request::get("/glossary")
+                .header("host", HOST)
+                .header("cookie", "pocketpay_lang=en")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+    let text = String::from_utf8(page.body.to_vec()).unwrap();
+    assert!(text.contains(r#"<html lang="en""#), "{text:.200}");
+    assert!(text.contains("Glossary"));
+    // With no way back named, the front page.
+    let a = edge.send(post("lang=bn", form)).await;
+    assert_eq!(a.status, StatusCode::SEE_OTHER);
+    assert_eq!(a.headers["location"], "/");
+
+    for (body, kind, field) in [
+        ("lang=fr&back=%2F", form, "lang"),
+        ("back=%2F", form, "lang"),
+        ("lang=en&back=%2F%2Fevil.example", form, "back"),
+        ("lang=en&back=https%3A%2F%2Fevil.example%2F", form, "back"),
+        ("lang=en&back=glossary", form, "back"),
+        (r#"{"lang":"en"}"#, "application/json", "lang"),
+    ] {
+        let a = edge.send(post(body, kind)).await;
+        let problem = expect_problem(&a, 400, "invalid-field", body);
+        assert!(
+            problem.to_string().contains(field),
+            "{body}: names {field}: {problem}"
+        );
+        assert!(a.headers.get("set-cookie").is_none(), "{body}");
     }
 }

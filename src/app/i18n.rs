@@ -47,6 +47,15 @@ impl Lang {
         }
     }
 
+    /// The `Set-Cookie` value that keeps this choice for a year: written by the switch in the
+    /// browser, and by the server for a page sent without code (`POST /lang`, server/web.rs).
+    pub fn cookie(self) -> String {
+        format!(
+            "{LANG_COOKIE}={}; SameSite=Lax; Path=/; Max-Age=31536000",
+            self.id()
+        )
+    }
+
     fn index(self) -> usize {
         self as usize
     }
@@ -175,10 +184,7 @@ pub fn toggle_language() {
 fn remember(lang: Lang) {
     use wasm_bindgen::JsCast;
     if let Ok(html) = document().dyn_into::<web_sys::HtmlDocument>() {
-        let _ = html.set_cookie(&format!(
-            "{LANG_COOKIE}={}; SameSite=Lax; Path=/; Max-Age=31536000",
-            lang.id()
-        ));
+        let _ = html.set_cookie(&lang.cookie());
     }
 }
 

@@ -16,27 +16,49 @@ use leptos_meta::{provide_meta_context, HashedStylesheet, Link, MetaTags, Title}
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::{lazy_route, path, Lazy, LazyRoute};
 
-/// The HTML document around the app, rendered on the server.
+/// The pages nothing changes on once drawn: the front page, the glossary and the summary. The
+/// server renders them whole and sends them without code (no wasm, no sentences file): their
+/// links are plain links, the language switch a plain form (`POST /lang`, server/web.rs), the
+/// front page's class code a plain `GET /join` form; a page opens in the time its HTML and style
+/// take (BENCHMARKS.md, "What a phone downloads").
+pub const SERVER_ONLY: [&str; 3] = ["/", "/glossary", "/summary"];
+
+/// Whether the page at `path` is one of [`SERVER_ONLY`].
+pub fn server_only(path: &str) -> bool {
+    SERVER_ONLY.contains(&path)
+}
+
+/// The HTML document around the app, rendered on the server. A page of [`SERVER_ONLY`] is sent
+/// without the hydration scripts and with `data-send-ready` and `data-hydrated` already on
+/// `<html>`: it can be used as it arrives ([`ready`]).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     let lang = i18n::page_lang();
     #[cfg(not(feature = "hydrate"))]
     let strings = i18n::strings::href(lang);
     #[cfg(feature = "hydrate")]
     let strings = String::new();
+    #[cfg(feature = "ssr")]
+    let still = use_context::<axum::http::request::Parts>()
+        .is_some_and(|parts| server_only(parts.uri.path()));
+    #[cfg(not(feature = "ssr"))]
+    let still = false;
+    let ready = still.then_some("");
     view! {
         <!DOCTYPE html>
-        <html lang=lang.id()>
+        <html lang=lang.id() data-send-ready=ready data-hydrated=ready>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 // The page's language's sentences, which the browser needs before it hydrates:
                 // fetched beside the wasm, not after it (app/i18n.rs).
-                <link id="strings" rel="preload" r#as="fetch" crossorigin="anonymous" href=strings />
+                {(!still).then(|| view! {
+                    <link id="strings" rel="preload" r#as="fetch" crossorigin="anonymous" href=strings />
+                })}
                 <AutoReload options=options.clone() />
                 // The style sheet under the name the build gave it (its hash in it, when built
                 // with hashed names).
                 <HashedStylesheet options=options.clone() id="leptos" />
-                <HydrationScripts options />
+                {(!still).then(|| view! { <HydrationScripts options /> })}
                 <MetaTags />
             </head>
             <body>
@@ -133,31 +155,38 @@ pub fn App() -> impl IntoView {
             <Router>
                 <a class="skip-link" href="#main">{move || tr!("skip-to-content")}</a>
                 <header class="topbar">
-                    <A href="/" attr:class="brand">
+                    // The pages sent without code are loaded from the server, never drawn here.
+                    <A href="/" attr:class="brand" attr:rel="external">
                         <span class="brand-mark" aria-hidden="true">"৳"</span>
                         <span>{move || tr!("app-name")}</span>
                     </A>
                     <nav aria-label=move || tr!("nav-label")>
-                        <A href="/">{move || tr!("nav-home")}</A>
+                        <A href="/" attr:rel="external">{move || tr!("nav-home")}</A>
                         // A full page load: /lab is answered by the server, which finds or makes
                         // this browser's sandbox.
                         <a href="/lab" rel="external">{move || tr!("nav-lab")}</a>
-                        <A href="/summary">{move || tr!("nav-summary")}</A>
+                        <A href="/summary" attr:rel="external">{move || tr!("nav-summary")}</A>
                         <A href="/quiz">{move || tr!("nav-quiz")}</A>
-                        <A href="/glossary">{move || tr!("nav-glossary")}</A>
+                        <A href="/glossary" attr:rel="external">{move || tr!("nav-glossary")}</A>
                         <A href="/calculators">{move || tr!("nav-calculators")}</A>
                         <LangSwitch />
                     </nav>
                 </header>
                 <main id="main" tabindex="-1">
                     <Routes fallback=|| view! { <NotFound /> }>
-                        <Route path=path!("/") view=home::Home />
+                        <Route path=path!("/") view=|| server_page(|| view! { <home::Home /> }) />
                         <Route path=path!("/lab/:id") view=lab::LabPage />
                         <Route path=path!("/watch/:token") view=lab::MirrorPage />
                         <Route path=path!("/run") view={Lazy::<RunRoute>::new()} />
                         <Route path=path!("/quiz") view={Lazy::<QuizRoute>::new()} />
-                        <Route path=path!("/glossary") view={Lazy::<GlossaryRoute>::new()} />
-                        <Route path=path!("/summary") view={Lazy::<SummaryRoute>::new()} />
+                        <Route
+                            path=path!("/glossary")
+                            view=|| server_page(|| view! { <course::glossary::GlossaryPage /> })
+                        />
+                        <Route
+                            path=path!("/summary")
+                            view=|| server_page(|| view! { <course::summary::SummaryPage /> })
+                        />
                         <Route path=path!("/calculators") view={Lazy::<CalculatorsRoute>::new()} />
                         <Route path=path!("/day") view={Lazy::<DayRoute>::new()} />
                         <Route path=path!("/teach") view={Lazy::<TeachRoute>::new()} />
@@ -194,13 +223,27 @@ macro_rules! lazy_screen {
 
 lazy_screen!(RunRoute, run::RunPage);
 lazy_screen!(QuizRoute, course::quiz::QuizPage);
-lazy_screen!(GlossaryRoute, course::glossary::GlossaryPage);
-lazy_screen!(SummaryRoute, course::summary::SummaryPage);
 lazy_screen!(CalculatorsRoute, course::calc::CalculatorsPage);
 lazy_screen!(DayRoute, course::day::DayPage);
 lazy_screen!(TeachRoute, class::teach::TeachPage);
 lazy_screen!(ClassRoute, class::teach::ClassPage);
 lazy_screen!(JoinRoute, class::join::JoinPage);
+
+/// The view of a page of [`SERVER_ONLY`]: on the server the page itself. In the browser, reached
+/// by a link the router took after all, the server is asked for it: the browser has none of its
+/// code (the page's own links are `rel="external"`, so this is a fallback).
+fn server_page<V: IntoView + 'static>(page: impl FnOnce() -> V) -> AnyView {
+    #[cfg(not(feature = "hydrate"))]
+    return page().into_any();
+    #[cfg(feature = "hydrate")]
+    {
+        let _ = page;
+        Effect::new(|_| {
+            let _ = window().location().reload();
+        });
+        ().into_any()
+    }
+}
 
 /// The document's title. Its text is read again when the head is drawn, which for a page that
 /// waits for its data (a class, a join code) is after the rest, outside the translations'
@@ -212,20 +255,36 @@ fn AppTitle() -> impl IntoView {
 }
 
 /// The language switch: names the other language in that language, so a reader of either
-/// finds it.
+/// finds it. A form: where the page has its code, the switch happens in place
+/// (`i18n::toggle_language`); on a page sent without code the browser posts it (`POST /lang`)
+/// and comes back to the same address in the other language.
 #[component]
 fn LangSwitch() -> impl IntoView {
+    let location = leptos_router::hooks::use_location();
+    let back = move || format!("{}{}", location.pathname.get(), location.search.get());
+    let other = move || if i18n::is_bn() { "en" } else { "bn" };
     view! {
-        <button
-            type="button"
-            class="lang-switch"
-            data-testid="lang-switch"
-            lang=move || if i18n::is_bn() { "en" } else { "bn" }
-            aria-label=move || tr!("lang-switch-label")
-            on:click=move |_| i18n::toggle_language()
+        <form
+            class="lang-form"
+            method="post"
+            action="/lang"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                i18n::toggle_language();
+            }
         >
-            {move || tr!("lang-switch")}
-        </button>
+            <input type="hidden" name="lang" value=other />
+            <input type="hidden" name="back" value=back />
+            <button
+                type="submit"
+                class="lang-switch"
+                data-testid="lang-switch"
+                lang=other
+                aria-label=move || tr!("lang-switch-label")
+            >
+                {move || tr!("lang-switch")}
+            </button>
+        </form>
     }
 }
 

@@ -4,7 +4,7 @@
 use axum::extract::{FromRef, Query, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -53,6 +53,7 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
         .route("/teach/{class}/summary.csv", get(summary_csv))
         .route("/watch/{token}/events", get(mirror_events))
         .route("/join", get(join_entrance))
+        .route("/lang", post(choose_language))
         .route("/strings/{file}", get(strings_file))
         // Server functions and pages find the lab as a context of their own (`app::lab::lab`),
         // so the UI needs nothing of this module.
@@ -387,6 +388,50 @@ struct JoinQuery {
     code: Option<String>,
 }
 
+/// `POST /lang`, the language switch of a page sent without code (app/mod.rs, `SERVER_ONLY`),
+/// a plain form: keeps the language in the cookie the pages are rendered by and sends the browser
+/// back (303) to the address it came from, now in that language. A language the course does not
+/// speak, or a way back that leaves this site, is refused with a problem and sets nothing.
+async fn choose_language(
+    form: Result<axum::Form<LangChoice>, axum::extract::rejection::FormRejection>,
+) -> Result<Response, LabError> {
+    let axum::Form(choice) =
+        form.map_err(|e| FieldError::new("lang", format!("expected a form naming lang: {e}")))?;
+    let lang = crate::app::i18n::Lang::parse(choice.lang.trim()).ok_or_else(|| {
+        FieldError::new(
+            "lang",
+            format!("expected \"bn\" or \"en\", not {:?}", choice.lang),
+        )
+    })?;
+    let back = choice.back.unwrap_or_else(|| "/".to_owned());
+    if !local_path(&back) {
+        return Err(FieldError::new(
+            "back",
+            format!("expected a path on this site, such as \"/glossary\", not {back:?}"),
+        )
+        .into());
+    }
+    let cookie = HeaderValue::from_str(&lang.cookie())
+        .map_err(|e| FieldError::new("lang", e.to_string()))?;
+    Ok(([(header::SET_COOKIE, cookie)], Redirect::to(&back)).into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct LangChoice {
+    lang: String,
+    back: Option<String>,
+}
+
+/// A path on this site: it starts with one `/` (not `//` or `/\`, which a browser reads as
+/// another host) and holds no control characters.
+fn local_path(path: &str) -> bool {
+    path.starts_with('/')
+        && !path.starts_with("//")
+        && !path.starts_with("/\\")
+        && path.len() <= 2048
+        && !path.chars().any(char::is_control)
+}
+
 /// The value of a cookie the request carries.
 pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
@@ -534,6 +579,23 @@ async fn security_headers(mut response: Response) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_way_back_after_a_language_switch_stays_on_this_site() {
+        for ok in ["/", "/glossary", "/lab?chapter=1", "/join/HKM479?x=%2F%2F"] {
+            assert!(local_path(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "glossary",
+            "//evil.example",
+            "/\\evil.example",
+            "https://evil.example/",
+            "/a\nSet-Cookie: x=1",
+        ] {
+            assert!(!local_path(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn hashed_files_are_kept_for_good_and_others_asked_for_again() {
