@@ -3,7 +3,8 @@
 //! (ARCHITECTURE.md, "The timeline, rewind and shared runs").
 //!
 //! A checkpoint is everything a rerun would have rebuilt by then: a copy of each service store
-//! (`VACUUM INTO`, a consistent copy taken between two steps, when no transaction is open), and
+//! (`store::copy_into`, SQLite's online backup: a consistent copy taken between two steps, when
+//! no transaction is open), and
 //! the memory that goes with it (the scheduler's queue and generator, the calls in flight, the
 //! pipeline's producers, the settings, how many inputs had arrived). The event log is not
 //! copied: it only grows, so the rewind takes the present's log cut back to the checkpoint's
@@ -157,9 +158,7 @@ impl Owner {
         tokio::fs::create_dir_all(&dir).await?;
         for name in COPIED {
             let file = dir.join(name.file());
-            sqlx::query("VACUUM INTO ?1")
-                .bind(file.to_string_lossy().into_owned())
-                .execute(&mut *self.world.stores.conn(name).await?)
+            crate::server::store::copy_into(&mut *self.world.stores.conn(name).await?, &file)
                 .await?;
         }
         let (intents, inputs, input_id): (i64, i64, i64) = sqlx::query_as(
@@ -264,10 +263,7 @@ pub(super) async fn rewind_from(
         tokio::fs::copy(cp.dir.join(&file), scratch.join(&file)).await?;
     }
     let lab = scratch.join(StoreName::Lab.file());
-    sqlx::query("VACUUM INTO ?1")
-        .bind(lab.to_string_lossy().into_owned())
-        .execute(&mut *log.conn(StoreName::Lab).await?)
-        .await?;
+    crate::server::store::copy_into(&mut *log.conn(StoreName::Lab).await?, &lab).await?;
     let stores = Stores::open(scratch).await?;
     let cut = cut_lab_store(&stores, &cp, event_id).await;
     if let Err(e) = cut {
