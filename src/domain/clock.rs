@@ -27,6 +27,22 @@ pub enum ClockMode {
     Paused,
 }
 
+impl ClockMode {
+    /// Its name, as the API, the event log and the sandbox's saved row write it.
+    pub fn id(self) -> &'static str {
+        match self {
+            ClockMode::Live => "live",
+            ClockMode::Paused => "paused",
+        }
+    }
+
+    pub fn parse(id: &str) -> Option<ClockMode> {
+        [ClockMode::Live, ClockMode::Paused]
+            .into_iter()
+            .find(|m| m.id() == id)
+    }
+}
+
 /// The clock as `GET …/state` and the event stream report it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

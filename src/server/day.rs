@@ -27,8 +27,7 @@ use uuid::Uuid;
 
 use super::calls::TransferRequest;
 use super::error::LabError;
-use super::sandbox::{self, NewSandbox};
-use super::sandboxes::Scratch;
+use super::sandbox::{self, NewSandbox, Scratch};
 use crate::domain::day::{
     arrival_ms, in_rush, transfers_at, DayGuards, DayReport, DayRun, DayStatus, AMOUNT,
     CRASH_CHANCE, CUSTOMERS, MAX_RETRIES, RETRY_AFTER_MS, RUSH_LOSS_PCT,

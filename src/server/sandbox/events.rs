@@ -7,16 +7,21 @@ use super::*;
 pub(super) const EVENTS_PER_INSERT: usize = 500;
 
 impl EventRow {
-    /// The event, or `None` for a row this version cannot read (never written by it).
-    pub(super) fn into_event(self) -> Option<TimelineEvent> {
-        Some(TimelineEvent {
-            id: self.id,
+    /// The event; a row this version cannot read (never written by it) is an error naming it.
+    pub(super) fn into_event(self) -> Result<TimelineEvent, LabError> {
+        let id = self.id;
+        let field = |what: &str, value: &str| unreadable(format!("event {id}'s {what} {value:?}"));
+        Ok(TimelineEvent {
+            id,
             at_ms: self.at_ms,
-            layer: Layer::from_id(&self.layer)?,
-            kind: serde_json::from_value(serde_json::Value::String(self.kind)).ok()?,
+            layer: Layer::from_id(&self.layer).ok_or_else(|| field("layer", &self.layer))?,
+            kind: serde_json::from_value(serde_json::Value::String(self.kind.clone()))
+                .map_err(|_| field("kind", &self.kind))?,
             correlation: self.correlation,
-            outcome: Outcome::from_id(&self.outcome)?,
-            details: serde_json::from_str(&self.details).unwrap_or(serde_json::Value::Null),
+            outcome: Outcome::from_id(&self.outcome)
+                .ok_or_else(|| field("outcome", &self.outcome))?,
+            details: serde_json::from_str(&self.details)
+                .map_err(|_| field("details", &self.details))?,
         })
     }
 }

@@ -187,7 +187,7 @@ impl SandboxHandle {
         )
         .fetch_optional(&mut *self.log.conn(StoreName::Lab).await?)
         .await?;
-        Ok(row.and_then(EventRow::into_event))
+        row.map(EventRow::into_event).transpose()
     }
 
     /// Checks the sandbox's invariants between two steps (see `server::invariants`).
@@ -236,7 +236,7 @@ impl SandboxHandle {
         .bind(limit)
         .fetch_all(&mut *self.log.conn(StoreName::Lab).await?)
         .await?;
-        Ok(rows.into_iter().filter_map(EventRow::into_event).collect())
+        rows.into_iter().map(EventRow::into_event).collect()
     }
 
     /// Takes the phone as the app's browser shows it now, for the sandbox's streams: a

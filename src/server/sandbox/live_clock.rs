@@ -33,13 +33,6 @@ impl LiveClock {
     }
 }
 
-pub(super) fn mode_id(mode: ClockMode) -> &'static str {
-    match mode {
-        ClockMode::Live => "live",
-        ClockMode::Paused => "paused",
-    }
-}
-
 pub(super) async fn sleep_until(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
@@ -99,7 +92,10 @@ impl Owner {
                     self.record_input(&Input::Clock(command)).await?;
                     self.anchor = None;
                     self.mode = ClockMode::Paused;
-                    let e = self.lab_event(EventKind::ClockChanged, json!({"mode": "paused"}));
+                    let e = self.lab_event(
+                        EventKind::ClockChanged,
+                        json!({"mode": ClockMode::Paused.id()}),
+                    );
                     self.publish(vec![e]).await?;
                 }
                 ClockCommand::Resume => {

@@ -47,9 +47,12 @@ mod live_clock;
 mod owner;
 mod persist;
 mod rerun;
+mod scratch;
 mod snapshot;
 
-use live_clock::{mode_id, sleep_until};
+pub(crate) use scratch::Scratch;
+
+use live_clock::sleep_until;
 
 /// How many timeline events a slow stream may fall behind before it re-reads from the store.
 const EVENT_BUFFER: usize = 256;
@@ -305,7 +308,7 @@ async fn create_here(
     .bind(seed as i64)
     .bind(counters.rng_state as i64)
     .bind(counters.now_ms)
-    .bind(mode_id(mode))
+    .bind(mode.id())
     .bind(serde_json::to_string(&safeguards).expect("safeguards serialise"))
     .bind(serde_json::to_string(&faults).expect("faults serialise"))
     .execute(&mut *stores.conn(StoreName::Lab).await?)
@@ -325,6 +328,15 @@ pub async fn open(dir: &Path) -> Result<SandboxHandle, LabError> {
         start(&dir, stores, NewSandbox::STUDENT).await
     })
     .await
+}
+
+/// A row of a sandbox's own store this version cannot read: the sandbox does not load (a 500
+/// on every request for it, the row named in the server's log) rather than go on with
+/// defaults or without the row.
+fn unreadable(what: String) -> LabError {
+    LabError::Store(sqlx::Error::Decode(
+        format!("{what} cannot be read by this version").into(),
+    ))
 }
 
 async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHandle, LabError> {
@@ -378,11 +390,8 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         );
     }
 
-    let mode = if mode == "paused" {
-        ClockMode::Paused
-    } else {
-        ClockMode::Live
-    };
+    let mode = ClockMode::parse(&mode)
+        .ok_or_else(|| unreadable(format!("the saved clock mode {mode:?}")))?;
     let promises = promises_since_reset(&stores).await?;
     let log = stores.clone();
     let last_event: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM events")
@@ -402,8 +411,10 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         sim,
         world: LabWorld {
             stores,
-            safeguards: serde_json::from_str(&safeguards).unwrap_or_default(),
-            faults: serde_json::from_str(&faults).unwrap_or_default(),
+            safeguards: serde_json::from_str(&safeguards)
+                .map_err(|e| unreadable(format!("the saved safeguards {safeguards:?}: {e}")))?,
+            faults: serde_json::from_str(&faults)
+                .map_err(|e| unreadable(format!("the saved faults {faults:?}: {e}")))?,
             net: Network::default(),
             pipeline: Pipeline::default(),
         },

@@ -38,7 +38,7 @@ impl Owner {
         query
             .bind(c.rng_state as i64)
             .bind(now)
-            .bind(mode_id(self.mode))
+            .bind(self.mode.id())
             .bind(self.speed)
             .bind(c.seq as i64)
             .bind(c.steps_run as i64)

@@ -1,9 +1,10 @@
-//! All sandboxes of one server: making them, finding them (loading a saved one on first use),
-//! unloading idle ones, deleting expired ones, and the caps that keep a classroom on one machine.
+//! All sandboxes of one server: making them and finding them (loading a saved one on first use);
+//! the caps that keep a classroom on one machine (`caps`), the reaper that unloads idle ones and
+//! deletes expired ones (`reaper`), and rewinds to a past event (`rewind`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -14,9 +15,17 @@ use super::classes::Classes;
 use super::config::Config;
 use super::day::Days;
 use super::error::LabError;
-use super::sandbox::{self, NewSandbox, Rewind, SandboxHandle};
+use super::sandbox::{self, NewSandbox, SandboxHandle};
 use crate::domain::run::{Rerun, Run};
-use crate::domain::{ClockMode, FieldError, SandboxState};
+use crate::domain::{ClockMode, FieldError};
+
+mod caps;
+mod reaper;
+mod rewind;
+
+use caps::Bucket;
+pub use caps::StreamPermit;
+pub use rewind::RewindFrom;
 
 /// Every sandbox this server holds: making, finding, loading and unloading them, their caps,
 /// rate limits and event-stream places. Cheap to clone.
@@ -41,47 +50,17 @@ struct Inner {
     classes: Classes,
 }
 
-/// A token bucket: `tokens` refill at the configured rate up to the burst.
-struct Bucket {
-    tokens: f64,
-    at: std::time::Instant,
-}
-
-/// Buckets kept before idle ones are pruned.
-const BUCKETS_KEPT: usize = 4_096;
-
-/// A place among the server's event streams, given back when dropped.
-pub struct StreamPermit(Sandboxes);
-
-impl Drop for StreamPermit {
-    fn drop(&mut self) {
-        self.0 .0.streams.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
 /// The file whose modification time says when a sandbox was last used.
 const LAST_USED_FILE: &str = "last_used";
 /// Present from a sandbox's creation until it is first used: a sandbox that still has it may
 /// give its place to a new one when the disk cap is reached.
 const UNTOUCHED_FILE: &str = "untouched";
-/// Where a rewind starts rebuilding the past from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RewindFrom {
-    /// The newest checkpoint before the event, or the start when there is none.
-    Checkpoint,
-    /// The run's start, always (what every rewind did before checkpoints; kept to compare).
-    Start,
-}
-
-/// Where rewinds build their throw-away sandboxes, under the data folder.
-const SCRATCH_DIR: &str = "scratch";
-
 impl Sandboxes {
     /// Prepares the data folder and starts the reaper.
     pub async fn start(config: Config) -> Result<Sandboxes, LabError> {
         tokio::fs::create_dir_all(config.data_dir.join("sandboxes")).await?;
         // Rewinds interrupted by a stop left their scratch sandboxes behind: nothing reads them.
-        let scratch = config.data_dir.join(SCRATCH_DIR);
+        let scratch = config.data_dir.join(rewind::SCRATCH_DIR);
         if tokio::fs::try_exists(&scratch).await.unwrap_or(false) {
             tokio::fs::remove_dir_all(&scratch).await?;
         }
@@ -174,77 +153,6 @@ impl Sandboxes {
         Ok(Rerun::new(sandbox.id.to_string(), &run, rerun.log_hash))
     }
 
-    /// The sandbox as it stood at one of its timeline events, the present untouched: its run
-    /// (seed and inputs) is rerun in a scratch sandbox, from the newest checkpoint before the
-    /// event (or the start), until the log reaches that event, read, and thrown away.
-    pub async fn state_at(
-        &self,
-        id: &str,
-        event_id: i64,
-        rows: i64,
-    ) -> Result<SandboxState, LabError> {
-        self.state_at_from(id, event_id, rows, RewindFrom::Checkpoint)
-            .await
-    }
-
-    /// [`Sandboxes::state_at`], from the newest checkpoint before the event or, to compare, from
-    /// the run's start.
-    pub async fn state_at_from(
-        &self,
-        id: &str,
-        event_id: i64,
-        rows: i64,
-        from: RewindFrom,
-    ) -> Result<SandboxState, LabError> {
-        let live = self.get(id).await?;
-        let position = live
-            .event_position(event_id)
-            .await?
-            .ok_or(LabError::UnknownEvent(event_id))?;
-        let scratch_dir = |id: Uuid| {
-            self.0
-                .config
-                .data_dir
-                .join(SCRATCH_DIR)
-                .join(id.to_string())
-        };
-        let run = match from {
-            RewindFrom::Checkpoint => {
-                match live
-                    .rewind_from_checkpoint(event_id, scratch_dir(Uuid::new_v4()), rows)
-                    .await?
-                {
-                    Rewind::Done(state) => {
-                        let mut state = *state;
-                        state.id = live.id.to_string();
-                        return Ok(state);
-                    }
-                    Rewind::FromStart(run) => run,
-                }
-            }
-            RewindFrom::Start => live.export_run().await?,
-        };
-        let scratch_id = Uuid::new_v4();
-        // Removed when this is dropped, also when the request is dropped halfway (the client
-        // went away): the scratch sandbox is stopped first, then its folder deleted.
-        let mut cleanup = Scratch::new(scratch_dir(scratch_id));
-        // From the start: a new sandbox with the run's seed, whose log numbers from 1.
-        let scratch = sandbox::create(
-            cleanup.dir(),
-            scratch_id,
-            run.seed,
-            ClockMode::Paused,
-            NewSandbox::SCRATCH,
-        )
-        .await?;
-        cleanup.keep(scratch.clone());
-        let state = scratch.rerun_to(run, position, rows).await;
-        drop(cleanup);
-        let mut state = state?;
-        state.id = live.id.to_string();
-        Ok(state)
-    }
-
     /// Finds a sandbox by the id in a URL, loading it from disk if it is not running. Anything
     /// that is not the id of a sandbox on this server, a malformed one included, is not found.
     /// From then on it is a sandbox somebody came back to: never deleted to make room for a new
@@ -328,114 +236,6 @@ impl Sandboxes {
         Ok(dirs)
     }
 
-    /// At the disk cap, deletes the least recently made sandbox nobody came back to; if every
-    /// sandbox on disk has been used, the server is full.
-    async fn make_room_on_disk(
-        &self,
-        loaded: &mut HashMap<Uuid, SandboxHandle>,
-    ) -> Result<(), LabError> {
-        let max = self.0.config.max_sandboxes;
-        let dirs = self.sandbox_dirs().await?;
-        let mut on_disk = dirs.len();
-        if on_disk < max {
-            return Ok(());
-        }
-        let mut untouched = Vec::new();
-        for (id, path) in dirs {
-            if tokio::fs::try_exists(path.join(UNTOUCHED_FILE))
-                .await
-                .unwrap_or(false)
-            {
-                untouched.push((last_used_age(&path).await, id));
-            }
-        }
-        // Oldest first.
-        untouched.sort_by_key(|(age, _)| std::cmp::Reverse(*age));
-        for (_, id) in untouched {
-            if on_disk < max {
-                break;
-            }
-            if let Some(handle) = loaded.get(&id) {
-                if handle.subscribers() > 0 {
-                    continue; // somebody is watching it: not untouched after all
-                }
-                let handle = loaded.remove(&id).expect("just found");
-                handle.shutdown().await;
-            }
-            tokio::fs::remove_dir_all(self.dir(id)).await?;
-            self.untouched().remove(&id);
-            on_disk -= 1;
-            tracing::info!(sandbox = %id, "unused sandbox deleted to make room");
-        }
-        if on_disk >= max {
-            return Err(LabError::TooManySandboxes(max));
-        }
-        Ok(())
-    }
-
-    /// At the cap of running sandboxes, saves and unloads the least recently used one that no
-    /// stream watches; if every one is watched, the server is full.
-    async fn make_room_in_memory(
-        &self,
-        loaded: &mut HashMap<Uuid, SandboxHandle>,
-    ) -> Result<(), LabError> {
-        let max = self.0.config.max_loaded;
-        while loaded.len() >= max {
-            let idlest = loaded
-                .iter()
-                .filter(|(_, h)| h.subscribers() == 0)
-                .max_by_key(|(_, h)| h.idle_for())
-                .map(|(id, _)| *id);
-            let Some(id) = idlest else {
-                return Err(LabError::TooManySandboxes(max));
-            };
-            let handle = loaded.remove(&id).expect("just found");
-            handle.shutdown().await;
-            touch(&self.dir(id)).await;
-            tracing::info!(sandbox = %id, "sandbox unloaded to make room");
-        }
-        Ok(())
-    }
-
-    /// Lets one API request for a sandbox through, or answers how many seconds to wait.
-    pub fn admit(&self, id: &str) -> Result<(), LabError> {
-        let Some(id) = sandbox_id(id) else {
-            return Ok(()); // not a sandbox: the route answers 404
-        };
-        let (rate, burst) = (self.0.config.rate_per_sec, self.0.config.rate_burst);
-        let now = std::time::Instant::now();
-        let mut buckets = self.0.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        if buckets.len() >= BUCKETS_KEPT {
-            buckets.retain(|_, b| now.duration_since(b.at).as_secs_f64() * rate < burst);
-        }
-        let bucket = buckets.entry(id).or_insert(Bucket {
-            tokens: burst,
-            at: now,
-        });
-        bucket.tokens =
-            (bucket.tokens + now.duration_since(bucket.at).as_secs_f64() * rate).min(burst);
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            Ok(())
-        } else {
-            Err(LabError::TooManyRequests(
-                ((1.0 - bucket.tokens) / rate).ceil().max(1.0) as u64,
-            ))
-        }
-    }
-
-    /// Takes a place for an event stream, or says the server is full.
-    pub fn open_stream(&self) -> Result<StreamPermit, LabError> {
-        let max = self.0.config.max_streams;
-        let taken = self.0.streams.fetch_add(1, Ordering::SeqCst);
-        let permit = StreamPermit(self.clone());
-        if taken >= max {
-            return Err(LabError::TooManyStreams(max));
-        }
-        Ok(permit)
-    }
-
     /// Becomes true when the server begins to stop: streams end on it.
     pub fn shutdown_signal(&self) -> watch::Receiver<bool> {
         self.0.shutdown.subscribe()
@@ -450,93 +250,6 @@ impl Sandboxes {
             handle.shutdown().await;
         }
         self.0.classes.close().await;
-    }
-
-    async fn reap_forever(&self) {
-        let mut shutdown = self.shutdown_signal();
-        let mut tick = tokio::time::interval(self.0.config.reap_every);
-        loop {
-            tokio::select! {
-                _ = tick.tick() => {}
-                _ = shutdown.changed() => return,
-            }
-            if let Err(e) = self.reap().await {
-                tracing::warn!("reaper: {e}");
-            }
-            if let Err(e) = self.0.classes.reap().await {
-                tracing::warn!("reaper (classes): {e}");
-            }
-        }
-    }
-
-    /// Unloads sandboxes idle past the unload time with no stream watching, then deletes the
-    /// folders of unloaded sandboxes unused past their time to live.
-    pub async fn reap(&self) -> Result<(), LabError> {
-        let idle: Vec<SandboxHandle> = {
-            let mut loaded = self.0.loaded.lock().await;
-            let ids: Vec<Uuid> = loaded
-                .iter()
-                .filter(|(_, h)| h.subscribers() == 0 && h.idle_for() >= self.0.config.idle_unload)
-                .map(|(id, _)| *id)
-                .collect();
-            ids.iter().filter_map(|id| loaded.remove(id)).collect()
-        };
-        for handle in idle {
-            handle.shutdown().await;
-            touch(&self.dir(handle.id)).await;
-            tracing::info!(sandbox = %handle.id, "sandbox unloaded after idling");
-        }
-        let loaded = self.0.loaded.lock().await;
-        for (id, path) in self.sandbox_dirs().await? {
-            if loaded.contains_key(&id) {
-                continue;
-            }
-            if last_used_age(&path).await >= self.0.config.sandbox_ttl {
-                tokio::fs::remove_dir_all(&path).await?;
-                tracing::info!(sandbox = %id, "expired sandbox deleted");
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A rewind's scratch sandbox: stopped and deleted when dropped.
-/// A throw-away sandbox's folder (a rewind's, a fast-forwarded day's): when dropped, the
-/// sandbox is stopped first, then its folder deleted.
-pub(crate) struct Scratch {
-    dir: PathBuf,
-    handle: Option<SandboxHandle>,
-}
-
-impl Scratch {
-    pub(crate) fn new(dir: PathBuf) -> Scratch {
-        Scratch { dir, handle: None }
-    }
-
-    pub(crate) fn dir(&self) -> &std::path::Path {
-        &self.dir
-    }
-
-    /// The sandbox made in the folder, to stop before the folder goes.
-    pub(crate) fn keep(&mut self, handle: SandboxHandle) {
-        self.handle = Some(handle);
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let dir = std::mem::take(&mut self.dir);
-        let handle = self.handle.take();
-        tokio::spawn(async move {
-            if let Some(handle) = handle {
-                handle.shutdown().await;
-            }
-            if let Err(e) = tokio::fs::remove_dir_all(&dir).await {
-                if e.kind() != std::io::ErrorKind::NotFound {
-                    tracing::warn!(dir = %dir.display(), "scratch sandbox not removed: {e}");
-                }
-            }
-        });
     }
 }
 
