@@ -67,38 +67,43 @@ impl Config {
     /// Reads the settings from the environment; a setting that is present but malformed is an
     /// error naming it, not a silent default.
     pub fn from_env() -> Result<Config, String> {
+        Config::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the settings from `var`, which gives a setting's value by its name (the
+    /// environment's, or a test's own list).
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let whole = |name: &str| number(name, var(name));
         let d = Config::default();
         Ok(Config {
-            data_dir: std::env::var_os("LAB_DATA_DIR")
-                .map(PathBuf::from)
-                .unwrap_or(d.data_dir),
-            max_sandboxes: number("LAB_MAX_SANDBOXES")?.unwrap_or(d.max_sandboxes as u64) as usize,
-            max_loaded: number("LAB_MAX_LOADED")?
+            data_dir: var("LAB_DATA_DIR").map(PathBuf::from).unwrap_or(d.data_dir),
+            max_sandboxes: whole("LAB_MAX_SANDBOXES")?.unwrap_or(d.max_sandboxes as u64) as usize,
+            max_loaded: whole("LAB_MAX_LOADED")?
                 .map(|n| n.max(1) as usize)
                 .unwrap_or(d.max_loaded),
-            max_streams: number("LAB_MAX_STREAMS")?.unwrap_or(d.max_streams as u64) as usize,
-            idle_unload: number("LAB_IDLE_UNLOAD_SECS")?
+            max_streams: whole("LAB_MAX_STREAMS")?.unwrap_or(d.max_streams as u64) as usize,
+            idle_unload: whole("LAB_IDLE_UNLOAD_SECS")?
                 .map(Duration::from_secs)
                 .unwrap_or(d.idle_unload),
-            sandbox_ttl: number("LAB_SANDBOX_TTL_HOURS")?
+            sandbox_ttl: whole("LAB_SANDBOX_TTL_HOURS")?
                 .map(|h| Duration::from_secs(h * 3600))
                 .unwrap_or(d.sandbox_ttl),
-            reap_every: number("LAB_REAP_SECS")?
+            reap_every: whole("LAB_REAP_SECS")?
                 .map(Duration::from_secs)
                 .unwrap_or(d.reap_every),
-            rate_per_sec: number("LAB_RATE_PER_SEC")?
+            rate_per_sec: whole("LAB_RATE_PER_SEC")?
                 .map(|n| n.max(1) as f64)
                 .unwrap_or(d.rate_per_sec),
-            rate_burst: number("LAB_RATE_BURST")?
+            rate_burst: whole("LAB_RATE_BURST")?
                 .map(|n| n.max(1) as f64)
                 .unwrap_or(d.rate_burst),
-            transfer_wait: match number("LAB_TRANSFER_WAIT_SECS")? {
+            transfer_wait: match whole("LAB_TRANSFER_WAIT_SECS")? {
                 Some(0) => None,
                 Some(secs) => Some(Duration::from_secs(secs)),
                 None => d.transfer_wait,
             },
-            new_sandbox_header: match std::env::var("LAB_NEW_SANDBOX_HEADER") {
-                Ok(v) if !v.trim().is_empty() => Some(
+            new_sandbox_header: match var("LAB_NEW_SANDBOX_HEADER") {
+                Some(v) if !v.trim().is_empty() => Some(
                     axum::http::HeaderName::from_bytes(v.trim().to_ascii_lowercase().as_bytes())
                         .map_err(|_| {
                             format!("LAB_NEW_SANDBOX_HEADER must be a header name, not {v:?}")
@@ -110,13 +115,13 @@ impl Config {
     }
 }
 
-fn number(name: &str) -> Result<Option<u64>, String> {
-    match std::env::var(name) {
-        Ok(v) => v
+fn number(name: &str, value: Option<String>) -> Result<Option<u64>, String> {
+    match value {
+        Some(v) => v
             .trim()
             .parse()
             .map(Some)
             .map_err(|_| format!("{name} must be a whole number, not {v:?}")),
-        Err(_) => Ok(None),
+        None => Ok(None),
     }
 }

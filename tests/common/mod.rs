@@ -1,4 +1,7 @@
-//! `TestLab`: the real server binary on a port of its own with a temporary data folder.
+//! `TestLab`: the lab on a port of its own with a temporary data folder: the app in the test's
+//! own process (`TestLab::in_process`, the same router `main.rs` serves), or the real server
+//! binary (`TestLab::start`) where the process is the point: a restart, a crash, a signal, a
+//! release build.
 
 #![allow(dead_code)]
 
@@ -11,10 +14,15 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+use leptos::prelude::LeptosOptions;
+use pocketpay_lab::server::{config::Config, sandboxes::Sandboxes, web};
+
 pub struct TestLab {
     pub base: String,
     pub client: Client,
     child: Option<Child>,
+    /// The app served in this process, when there is no child.
+    app: Option<InProcess>,
     data: PathBuf,
     env: Vec<(String, String)>,
     /// The server binary: this build's, unless a test names another (a release build).
@@ -22,10 +30,53 @@ pub struct TestLab {
     _tmp: Option<tempfile::TempDir>,
 }
 
+/// The app served by a task of the test's own runtime, over its own lab.
+struct InProcess {
+    sandboxes: Sandboxes,
+    task: tokio::task::JoinHandle<()>,
+}
+
 /// What the server prints on stdout once it listens, before its address.
 const LISTENING: &str = "PocketPay Idempotency Lab: ";
 
 impl TestLab {
+    /// The app in this process over a lab on a fresh data folder.
+    pub async fn in_process() -> TestLab {
+        TestLab::in_process_with(&[]).await
+    }
+
+    /// The app in this process, with extra settings (the server's environment variables).
+    pub async fn in_process_with(env: &[(&str, &str)]) -> TestLab {
+        let mut lab = TestLab::unstarted(PathBuf::new(), env);
+        lab.serve().await;
+        lab
+    }
+
+    /// Serves the app from a task of this runtime on a port the system hands out, with the
+    /// settings a spawned server gets.
+    async fn serve(&mut self) {
+        let mut vars = std::collections::HashMap::from([
+            ("LAB_DATA_DIR".to_owned(), self.data.display().to_string()),
+            ("LAB_TRANSFER_WAIT_SECS".to_owned(), "0".to_owned()),
+        ]);
+        vars.extend(self.env.iter().cloned());
+        let config =
+            Config::from_vars(|name| vars.get(name).cloned()).expect("the test's settings");
+        let sandboxes = Sandboxes::start(config).await.expect("the lab starts");
+        let options = LeptosOptions::builder()
+            .output_name("pocketpay-lab")
+            .build();
+        let app = web::app(options, sandboxes.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a free port");
+        self.base = format!("http://{}", listener.local_addr().unwrap());
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        self.app = Some(InProcess { sandboxes, task });
+    }
+
     /// A server with a fresh data folder.
     pub async fn start() -> TestLab {
         TestLab::start_with(&[]).await
@@ -38,25 +89,29 @@ impl TestLab {
 
     /// This server binary (a release build, say) with a fresh data folder and extra settings.
     pub async fn start_binary(bin: &Path, env: &[(&str, &str)]) -> TestLab {
+        let mut lab = TestLab::unstarted(bin.to_path_buf(), env);
+        lab.spawn().await;
+        lab
+    }
+
+    fn unstarted(bin: PathBuf, env: &[(&str, &str)]) -> TestLab {
         let tmp = tempfile::tempdir().expect("a temporary folder");
-        let data = tmp.path().to_path_buf();
-        let mut lab = TestLab {
+        TestLab {
             base: String::new(),
             client: Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap(),
             child: None,
-            data,
+            app: None,
+            data: tmp.path().to_path_buf(),
             env: env
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
-            bin: bin.to_path_buf(),
+            bin,
             _tmp: Some(tmp),
-        };
-        lab.spawn().await;
-        lab
+        }
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -108,6 +163,12 @@ impl TestLab {
 
     /// Stops the server with SIGTERM and waits for it; returns whether it exited cleanly.
     pub async fn stop(&mut self) -> bool {
+        if let Some(app) = self.app.take() {
+            // In this process: every stream ended, every sandbox saved, as SIGTERM does.
+            app.sandboxes.shutdown().await;
+            app.task.abort();
+            return true;
+        }
         let Some(mut child) = self.child.take() else {
             return true;
         };
@@ -127,6 +188,10 @@ impl TestLab {
     /// Kills the server with SIGKILL (no saving, no goodbye) and starts it again on the same
     /// data folder: what a crash of the machine's process looks like.
     pub async fn crash_and_restart(&mut self) {
+        assert!(
+            self.app.is_none(),
+            "a crash needs a process of its own: TestLab::start"
+        );
         if let Some(mut child) = self.child.take() {
             child.kill().await.expect("the server can be killed");
         }
@@ -135,11 +200,16 @@ impl TestLab {
 
     /// Stops the server and starts it again on the same data folder.
     pub async fn restart(&mut self) {
+        let in_process = self.app.is_some();
         assert!(
             self.stop().await,
             "the server should stop cleanly on SIGTERM"
         );
-        self.spawn().await;
+        if in_process {
+            self.serve().await;
+        } else {
+            self.spawn().await;
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -254,6 +324,10 @@ impl Drop for TestLab {
     fn drop(&mut self) {
         if let Some(child) = self.child.as_mut() {
             let _ = child.start_kill();
+        }
+        // In this process: the lab's owners save and end once their handles go with the task.
+        if let Some(app) = self.app.take() {
+            app.task.abort();
         }
     }
 }

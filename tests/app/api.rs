@@ -1,11 +1,9 @@
-//! The lab's HTTP contract against the real server binary and real SQLite files.
-//! Run: `cargo test --features ssr --test api`.
-
-mod common;
+//! The lab's HTTP contract against the app and real SQLite files.
+//! Run: `cargo test --features ssr --test app api::`.
 
 use std::time::Duration;
 
-use common::{expect_problem, TestLab};
+use crate::common::{expect_problem, TestLab};
 use pocketpay_lab::domain::state::{SandboxState, StateDelta};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -15,7 +13,7 @@ const START_MS: i64 = 9 * HOUR_MS;
 
 #[tokio::test]
 async fn a_new_sandbox_starts_at_the_lesson_start() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let r = lab.post("/api/sandboxes", json!({"seed": 42})).await;
     assert_eq!(r.status(), StatusCode::CREATED);
     let location = r.headers()["location"].to_str().unwrap().to_owned();
@@ -65,7 +63,7 @@ async fn a_new_sandbox_starts_at_the_lesson_start() {
 
 #[tokio::test]
 async fn a_live_clock_follows_wall_time_and_a_paused_one_stands_still() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let r = lab.post("/api/sandboxes", json!({})).await;
     let id = r.json::<Value>().await.unwrap()["id"]
         .as_str()
@@ -95,7 +93,7 @@ async fn a_live_clock_follows_wall_time_and_a_paused_one_stands_still() {
 
 #[tokio::test]
 async fn jumping_runs_every_job_due_on_the_way_in_order() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let c = lab.clock(&id, json!({"advance_seconds": 6 * 3600})).await;
     assert_eq!(c["now_ms"], START_MS + 6 * HOUR_MS);
@@ -137,7 +135,7 @@ async fn jumping_runs_every_job_due_on_the_way_in_order() {
 /// The same seed and the same timed inputs give the same event log.
 #[tokio::test]
 async fn the_same_seed_and_inputs_give_the_same_timeline() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     async fn run(lab: &TestLab, seed: u64) -> Vec<Value> {
         let id = lab.sandbox(seed).await;
         let script = [
@@ -209,7 +207,7 @@ async fn the_same_seed_and_inputs_give_the_same_timeline() {
 
 #[tokio::test]
 async fn the_event_stream_resumes_from_last_event_id() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(3).await;
     lab.clock(&id, json!({"advance_seconds": 3 * 3600})).await;
     let all = lab.read_stream(&id, None, 8).await;
@@ -331,7 +329,7 @@ async fn send_paused(lab: &TestLab, id: &str, key: &str) {
 
 #[tokio::test]
 async fn reset_returns_to_the_lesson_start() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(5).await;
     send_paused(&lab, &id, "before-reset").await;
     assert_eq!(lab.state(&id).await["damage"]["intents"], 1);
@@ -372,7 +370,7 @@ async fn reset_returns_to_the_lesson_start() {
 /// (whose emptied tables no list of rows can say) comes as a gap: read again.
 #[tokio::test]
 async fn a_copy_kept_by_the_streams_changes_equals_a_fresh_read() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let seed = 23;
     let id = lab.sandbox(seed).await;
     lab.clock(&id, json!({"mode": "paused"})).await;
@@ -439,7 +437,8 @@ async fn a_copy_kept_by_the_streams_changes_equals_a_fresh_read() {
 
 #[tokio::test]
 async fn the_caps_answer_503_with_retry_after() {
-    let lab = TestLab::start_with(&[("LAB_MAX_SANDBOXES", "2"), ("LAB_MAX_STREAMS", "1")]).await;
+    let lab =
+        TestLab::in_process_with(&[("LAB_MAX_SANDBOXES", "2"), ("LAB_MAX_STREAMS", "1")]).await;
     let id = lab.sandbox(1).await;
     let other = lab.sandbox(2).await;
     // Both are used (a sandbox nobody came back to would give its place to a new one).
@@ -475,7 +474,7 @@ async fn the_caps_answer_503_with_retry_after() {
 
 #[tokio::test]
 async fn idle_sandboxes_are_unloaded_and_expired_ones_deleted() {
-    let lab = TestLab::start_with(&[
+    let lab = TestLab::in_process_with(&[
         ("LAB_IDLE_UNLOAD_SECS", "0"),
         ("LAB_SANDBOX_TTL_HOURS", "0"),
         ("LAB_REAP_SECS", "1"),
@@ -499,7 +498,7 @@ async fn idle_sandboxes_are_unloaded_and_expired_ones_deleted() {
 
 #[tokio::test]
 async fn each_store_is_its_own_sqlite_file_in_wal_mode() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let dir = lab.data_dir().join("sandboxes").join(&id);
     for store in ["payments", "broker", "fraud", "wallet", "sms", "lab"] {
@@ -517,7 +516,7 @@ async fn each_store_is_its_own_sqlite_file_in_wal_mode() {
 
 #[tokio::test]
 async fn pages_render_with_security_headers_and_lab_remembers_its_sandbox() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let home = lab.get("/").await;
     assert_eq!(home.status(), StatusCode::OK);
     assert_eq!(home.headers()["x-content-type-options"], "nosniff");
@@ -605,13 +604,13 @@ async fn pages_render_with_security_headers_and_lab_remembers_its_sandbox() {
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
 }
 
-/// The OpenAPI document is generated from the code; this keeps it exact: the routes the API
-/// router declares and the operations the document lists are the same set, method for
-/// method; every body it describes refuses unknown fields; every operation on a sandbox is
+/// The OpenAPI document is generated from the code; this keeps it exact, read as a client
+/// reads it: every operation it lists is answered, every other method on its paths and every
+/// path it does not list is not; every body it describes refuses unknown fields; every operation on a sandbox is
 /// reachable by a link from the 201 of `POST /api/sandboxes`.
 #[tokio::test]
 async fn the_openapi_document_lists_every_route() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let r = lab.get("/api/openapi.json").await;
     assert_eq!(r.status(), StatusCode::OK);
     let doc: Value = r.json().await.unwrap();
@@ -620,36 +619,60 @@ async fn the_openapi_document_lists_every_route() {
         "{}",
         doc["openapi"]
     );
-    let source = include_str!("../src/server/api/mod.rs");
-    let mut routes = std::collections::BTreeSet::new();
-    for line in source.lines().map(str::trim) {
-        let Some(rest) = line.strip_prefix(".route(\"") else {
-            continue;
-        };
-        let (path, handler) = rest.split_once("\", ").unwrap();
-        if path.contains("{*") {
-            continue; // the catch-all that answers 404 for unknown routes
-        }
-        let method = handler
-            .split('(')
-            .next()
-            .unwrap()
-            .rsplit("::")
-            .next()
-            .unwrap();
-        routes.insert((path.to_owned(), method.to_owned()));
-    }
+    // Every operation the document lists is one the server answers (not the catch-all's
+    // `no-such-route`, not 405), and no other method on its path is (405); a path the document
+    // does not list reaches the catch-all.
+    let id = lab.sandbox(61).await;
     let mut documented = std::collections::BTreeSet::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
-        for method in item.as_object().unwrap().keys() {
-            documented.insert((path.clone(), method.clone()));
+        let concrete = path
+            .replace("{id}", &id)
+            .replace("{n}", "1")
+            .replace("{event}", "1")
+            .replace("{scale}", "10000");
+        for method in ["get", "post", "put", "delete", "patch"] {
+            let listed = item.get(method).is_some();
+            if listed {
+                documented.insert((path.clone(), method.to_owned()));
+            }
+            let r = lab
+                .client
+                .request(method.to_uppercase().parse().unwrap(), lab.url(&concrete))
+                // A body no route takes (400 where one is read): nothing is started by the probe.
+                .header("content-type", "application/json")
+                .body("{")
+                .send()
+                .await
+                .unwrap();
+            let status = r.status();
+            // Headers are enough: a stream's body never ends.
+            let kind = if status == StatusCode::NOT_FOUND {
+                r.json::<Value>().await.unwrap_or_default()["type"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            } else {
+                String::new()
+            };
+            let answered =
+                status != StatusCode::METHOD_NOT_ALLOWED && !kind.ends_with("no-such-route");
+            assert_eq!(answered, listed, "{method} {path}: {status} {kind}");
         }
     }
-    assert_eq!(routes.len(), 21, "{routes:?}");
-    assert_eq!(
-        documented, routes,
-        "the document's operations and the router's routes differ"
-    );
+    assert_eq!(documented.len(), 21, "{documented:?}");
+    for unlisted in [
+        "/api/sandbox",
+        "/api/sandboxes/{id}/nothing",
+        "/api/days/1/2",
+    ] {
+        let r = lab.get(&unlisted.replace("{id}", &id)).await;
+        assert_eq!(r.status(), StatusCode::NOT_FOUND, "{unlisted}");
+        let body: Value = r.json().await.unwrap();
+        assert!(
+            body["type"].as_str().unwrap().ends_with("no-such-route"),
+            "{unlisted}"
+        );
+    }
 
     let schemas = &doc["components"]["schemas"];
     let resolve = |v: &Value| -> Value {
@@ -712,7 +735,7 @@ async fn the_openapi_document_lists_every_route() {
 /// (the limit is per sandbox, not per address: a classroom shares one NAT).
 #[tokio::test]
 async fn a_sandbox_sending_too_fast_gets_429_and_others_do_not() {
-    let lab = TestLab::start_with(&[("LAB_RATE_PER_SEC", "2"), ("LAB_RATE_BURST", "5")]).await;
+    let lab = TestLab::in_process_with(&[("LAB_RATE_PER_SEC", "2"), ("LAB_RATE_BURST", "5")]).await;
     let a = lab.sandbox(1).await;
     let b = lab.sandbox(2).await;
     // Making a sandbox is not a request of that sandbox: the burst of five is all there.
@@ -745,7 +768,7 @@ async fn a_sandbox_sending_too_fast_gets_429_and_others_do_not() {
 /// sandbox with the same timeline: the log hashes match and so does every event.
 #[tokio::test]
 async fn an_exported_run_replays_to_the_same_timeline() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let r = lab.post("/api/sandboxes", json!({"seed": 99})).await;
     let id = r.json::<Value>().await.unwrap()["id"]
         .as_str()
@@ -859,7 +882,7 @@ async fn an_exported_run_replays_to_the_same_timeline() {
 /// the present stays as it is.
 #[tokio::test]
 async fn rewinding_shows_the_tables_as_they_were_at_an_event() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(5).await;
     let body = json!({"to": "tithi", "amount": 500});
     assert_eq!(lab.send(&id, "first", body.clone(), None).await.status, 201);
@@ -932,7 +955,7 @@ async fn rewinding_shows_the_tables_as_they_were_at_an_event() {
 /// A reset sandbox still rewinds: its log restarts at the reset, and so does the rebuild.
 #[tokio::test]
 async fn rewinding_after_a_reset_counts_from_the_reset() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(6).await;
     let body = json!({"to": "tithi", "amount": 500});
     lab.send(&id, "before-reset", body.clone(), None).await;
@@ -961,7 +984,7 @@ async fn rewinding_after_a_reset_counts_from_the_reset() {
 /// The phone's reports of its taps land on the button and app lanes, checked like any input.
 #[tokio::test]
 async fn the_app_reports_its_taps_on_the_button_and_app_lanes() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(7).await;
     let path = format!("/api/sandboxes/{id}/app-events");
     let r = lab
@@ -1024,7 +1047,7 @@ async fn the_app_reports_its_taps_on_the_button_and_app_lanes() {
 
 #[tokio::test]
 async fn the_drop_vs_delete_measurement_runs_on_a_scratch_file_and_refuses_bad_sizes() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let r = lab
         .post(
             "/api/measure/drop-vs-delete",
@@ -1056,7 +1079,7 @@ async fn the_drop_vs_delete_measurement_runs_on_a_scratch_file_and_refuses_bad_s
         json!({"days": "3"}),
         json!({"hours": 3}),
     ] {
-        common::expect_problem(
+        crate::common::expect_problem(
             lab.post("/api/measure/drop-vs-delete", bad.clone()).await,
             400,
             "invalid-field",
@@ -1072,7 +1095,7 @@ async fn the_drop_vs_delete_measurement_runs_on_a_scratch_file_and_refuses_bad_s
 /// armed, a second key, two hours, a wallet replay an hour back, a day.
 #[tokio::test]
 async fn a_scripted_run_keeps_its_log_hash_across_versions() {
-    let lab = TestLab::start_with(&[("LAB_TRANSFER_WAIT_SECS", "1")]).await;
+    let lab = TestLab::in_process_with(&[("LAB_TRANSFER_WAIT_SECS", "1")]).await;
     let id = lab.sandbox(88412).await;
     let pay = |key: &'static str, amount: i64| {
         lab.transfer(&id, key, json!({"to": "tithi", "amount": amount}), None)

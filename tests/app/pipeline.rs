@@ -1,9 +1,7 @@
 //! The event pipeline after the debit (docs/reference.md §3, rows 9–14): each guard both ways,
-//! each crash point, and the replay trap. Run: `cargo test --features ssr --test pipeline`.
+//! each crash point, and the replay trap. Run: `cargo test --features ssr --test app pipeline::`.
 
-mod common;
-
-use common::TestLab;
+use crate::common::TestLab;
 use pocketpay_lab::domain::{EventKind, Outcome};
 use serde_json::{json, Value};
 
@@ -44,7 +42,7 @@ async fn records(lab: &TestLab, id: &str, topic: &str) -> usize {
 
 #[tokio::test]
 async fn tithi_is_paid_once_and_told_once() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     pay(&lab, &id, "k").await;
     let (d, b) = state(&lab, &id).await;
@@ -70,7 +68,7 @@ async fn tithi_is_paid_once_and_told_once() {
 /// Row 9: the outbox survives a crash after the commit; a dual write does not.
 #[tokio::test]
 async fn with_the_outbox_a_crash_after_commit_still_pays_tithi() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.faults(&id, json!({"crash": {"api_after_commit": "once"}}))
         .await;
@@ -101,7 +99,7 @@ async fn with_the_outbox_a_crash_after_commit_still_pays_tithi() {
 /// Row 10: a lost ack makes the producer resend; the idempotent producer drops the copy.
 #[tokio::test]
 async fn a_resend_after_a_lost_ack_is_dropped_by_the_idempotent_producer() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.faults(&id, json!({"crash": {"broker_ack_lost": "once"}}))
         .await;
@@ -134,7 +132,7 @@ async fn a_resend_after_a_lost_ack_is_dropped_by_the_idempotent_producer() {
 /// catch the duplicate, and without them Tithi is credited and texted twice.
 #[tokio::test]
 async fn a_relay_crash_duplicates_the_event_and_both_inboxes_catch_it() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.faults(&id, json!({"crash": {"relay_after_publish": "once"}}))
         .await;
@@ -179,7 +177,7 @@ async fn a_relay_crash_duplicates_the_event_and_both_inboxes_catch_it() {
 /// the broker, repeats either way.
 #[tokio::test]
 async fn a_fraud_check_crash_is_contained_by_transactions_but_not_its_audit_row() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.faults(&id, json!({"crash": {"fraud_before_commit": "once"}}))
         .await;
@@ -215,7 +213,7 @@ async fn a_fraud_check_crash_is_contained_by_transactions_but_not_its_audit_row(
 /// Row 12: a consumer dies after its local commit, before its offset commit: redelivery.
 #[tokio::test]
 async fn a_redelivery_after_a_consumer_crash_is_caught_by_the_inbox() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.faults(
         &id,
@@ -282,12 +280,12 @@ async fn replaying_five_days_back_double_credits_only_with_a_short_inbox_window(
 }
 
 async fn lab_start() -> TestLab {
-    TestLab::start().await
+    TestLab::in_process().await
 }
 
 #[tokio::test]
 async fn bad_replays_are_refused() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let path = format!("/api/sandboxes/{id}/replay");
     for (body, field) in [
@@ -306,7 +304,8 @@ async fn bad_replays_are_refused() {
             "to",
         ),
     ] {
-        let p = common::expect_problem(lab.post(&path, body).await, 400, "invalid-field").await;
+        let p =
+            crate::common::expect_problem(lab.post(&path, body).await, 400, "invalid-field").await;
         assert_eq!(p["field"], field);
     }
     assert_eq!(count(&lab, &id, "replay_started").await, 0);

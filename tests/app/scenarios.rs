@@ -1,12 +1,10 @@
-//! The twelve presets of `POST …/scenario/{n}` against the real server: what each sets (seed,
+//! The twelve presets of `POST …/scenario/{n}` against the app: what each sets (seed,
 //! safeguards, faults, a fresh timeline with its "scenario loaded" mark), in both variants; an
 //! unknown scenario or variant refused with nothing changed; a run that loaded a scenario
 //! replays to the same event log; and the damage meter's verdict, the worst thing each run did.
-//! Run: `cargo test --features ssr --test scenarios`.
+//! Run: `cargo test --features ssr --test app scenarios::`.
 
-mod common;
-
-use common::{expect_problem, TestLab};
+use crate::common::{expect_problem, TestLab};
 use pocketpay_lab::domain::scenario::{preset, Variant, SCENARIOS};
 use pocketpay_lab::domain::{Damage, Faults, Safeguards, Verdict};
 use reqwest::StatusCode;
@@ -43,7 +41,7 @@ fn settings(state: &Value) -> Value {
 
 #[tokio::test]
 async fn every_preset_sets_what_its_scenario_needs_in_both_variants() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(SEED).await;
     // Something to wipe: a setting and a transfer.
     lab.safeguards(&id, json!({"outbox": false})).await;
@@ -98,7 +96,7 @@ async fn every_preset_sets_what_its_scenario_needs_in_both_variants() {
 
 #[tokio::test]
 async fn the_guarded_variant_is_the_default_and_an_empty_body_is_fine() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(SEED).await;
     let r = lab
         .client
@@ -122,7 +120,7 @@ async fn the_guarded_variant_is_the_default_and_an_empty_body_is_fine() {
 
 #[tokio::test]
 async fn an_unknown_scenario_or_variant_is_refused_and_changes_nothing() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(SEED).await;
     lab.safeguards(&id, json!({"ledger_unique": false})).await;
     let before = settings(&lab.state(&id).await);
@@ -170,7 +168,7 @@ async fn an_unknown_scenario_or_variant_is_refused_and_changes_nothing() {
 
 #[tokio::test]
 async fn a_run_that_loaded_a_scenario_replays_to_the_same_log() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(SEED).await;
     // Traffic before the preset: its reset must leave nothing behind that the replay, which
     // starts from a new sandbox, would not have (call numbers, the load balancer's rotation).
@@ -204,7 +202,7 @@ async fn a_run_that_loaded_a_scenario_replays_to_the_same_log() {
 
 #[tokio::test]
 async fn scenario_7_a_set_gives_one_result_an_increment_adds_per_copy_an_insert_keeps_one_row() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(SEED).await;
     let r = lab
         .post(&format!("/api/sandboxes/{id}/scenario/7"), json!({}))
@@ -285,7 +283,7 @@ async fn scenario_7_a_set_gives_one_result_an_increment_adds_per_copy_an_insert_
 
 #[tokio::test]
 async fn scenario_8_has_an_at_most_once_variant_and_the_generals_run_on_the_seed() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(SEED).await;
     let r = lab
         .post(
@@ -357,7 +355,7 @@ async fn scenario_8_has_an_at_most_once_variant_and_the_generals_run_on_the_seed
 
 #[tokio::test]
 async fn the_entrance_opens_the_lab_with_a_preset_loaded_and_refuses_an_unknown_one() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(SEED).await;
     let cookie = format!("pocketpay_sandbox={id}");
     let open = |path: &str| {
@@ -425,7 +423,7 @@ fn pay(amount: i64) -> Value {
 
 #[tokio::test]
 async fn a_normal_transfer_is_exactly_once_and_nothing_before_it_moved() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(SEED).await;
     assert_eq!(meter(&lab, &id).await.1, Verdict::NothingMoved);
     assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 201);
@@ -448,7 +446,7 @@ async fn a_normal_transfer_is_exactly_once_and_nothing_before_it_moved() {
 /// marks the replay as escaped, not as caught.
 #[tokio::test]
 async fn a_receipt_replayed_for_another_body_is_an_effect_twice_not_a_catch() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = load_paused(&lab, 4, Variant::Unguarded).await;
     let first = lab.send(&id, "k", pay(500), None).await;
     assert_eq!(first.status, 201);
@@ -481,7 +479,7 @@ async fn a_receipt_replayed_for_another_body_is_an_effect_twice_not_a_catch() {
 /// With the fingerprint check on nothing changes: the other body is refused with 422.
 #[tokio::test]
 async fn with_the_fingerprint_the_other_body_is_refused_and_nothing_is_wrong() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = load_paused(&lab, 4, Variant::Guarded).await;
     assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 201);
     assert_eq!(lab.send(&id, "k", pay(5_000), None).await.status, 422);
@@ -495,7 +493,7 @@ async fn with_the_fingerprint_the_other_body_is_refused_and_nothing_is_wrong() {
 /// for as long as the window lasts. Nothing moved, yet the meter says stuck.
 #[tokio::test]
 async fn a_crashed_claim_without_recovery_is_a_stuck_key() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = load_paused(&lab, 5, Variant::Unguarded).await;
     assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 504);
     let (d, verdict) = meter(&lab, &id).await;
@@ -516,7 +514,7 @@ async fn a_crashed_claim_without_recovery_is_a_stuck_key() {
 /// recovery off; neither is one recovery will settle.
 #[tokio::test]
 async fn a_claim_still_completing_or_to_be_recovered_is_not_stuck() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(SEED).await;
     lab.safeguards(&id, json!({"stuck_recovery": false})).await;
     lab.faults(&id, json!({"gateway_latency_ms": 20_000})).await;
@@ -548,7 +546,7 @@ async fn a_claim_still_completing_or_to_be_recovered_is_not_stuck() {
 /// outside it: the money is right and the meter says an effect happened twice.
 #[tokio::test]
 async fn a_second_fraud_approval_is_an_effect_twice_with_every_guard_on() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = load_paused(&lab, 9, Variant::Guarded).await;
     let a = lab.send(&id, "k", pay(500), None).await;
     assert_eq!(a.status, 201);
@@ -575,7 +573,7 @@ async fn a_second_fraud_approval_is_an_effect_twice_with_every_guard_on() {
 /// service each catch the copy, but the fraud check, which has no inbox, approves it again.
 #[tokio::test]
 async fn a_relay_resend_caught_by_both_inboxes_still_approves_twice() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = load_paused(&lab, 10, Variant::Guarded).await;
     assert_eq!(lab.send(&id, "k", pay(500), None).await.status, 201);
     lab.advance_ms(&id, 60_000).await;

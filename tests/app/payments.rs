@@ -1,10 +1,8 @@
 //! The payment API and its guards (docs/reference.md §3, rows 3–8), each shown both ways: with
 //! the guard on the duplicate is caught; with it off the damage really happens.
-//! Run: `cargo test --features ssr --test payments`.
+//! Run: `cargo test --features ssr --test app payments::`.
 
-mod common;
-
-use common::{expect_problem, Answer, TestLab};
+use crate::common::{expect_problem, Answer, TestLab};
 use serde_json::{json, Value};
 
 const HOUR_MS: i64 = 3_600_000;
@@ -32,7 +30,7 @@ fn receipt(a: &Answer) -> (&str, i64) {
 
 #[tokio::test]
 async fn a_transfer_answers_with_the_lessons_receipt() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let a = lab.send(&id, "k-1", five_hundred(), None).await;
     assert_eq!(a.status, 201);
@@ -69,7 +67,7 @@ async fn a_transfer_answers_with_the_lessons_receipt() {
 /// Scenario 1: the response is lost, the phone retries with the same key.
 #[tokio::test]
 async fn retry_after_lost_response_replays_the_receipt() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.faults(&id, json!({"response_loss_pct": 100})).await;
     let lost = lab.send(&id, "k", five_hundred(), Some(INTENT)).await;
@@ -110,7 +108,7 @@ const INTENT: &str = "0b9c6a52-7f3e-4c1d-9e8a-5d2f1b7c3a60";
 /// Scenario 1 without the guards: no idempotency table, no ledger UNIQUE: charged twice.
 #[tokio::test]
 async fn without_the_idempotency_table_a_retry_charges_twice() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.safeguards(
         &id,
@@ -140,7 +138,7 @@ async fn without_the_idempotency_table_a_retry_charges_twice() {
 /// With every guard above it off, the ledger's UNIQUE(transfer_id) is the last one standing.
 #[tokio::test]
 async fn the_ledger_unique_stops_a_second_debit_when_everything_above_is_off() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.safeguards(&id, json!({"idempotency_table": false}))
         .await;
@@ -206,7 +204,7 @@ async fn advance_exactly(lab: &TestLab, id: &str, ms: i64) {
 
 #[tokio::test]
 async fn with_the_atomic_claim_the_second_of_a_race_gets_409() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let (a, b) = race_50ms(&lab, &id).await;
     assert_eq!((a.status, b.status), (201, 409));
@@ -226,7 +224,7 @@ async fn with_the_atomic_claim_the_second_of_a_race_gets_409() {
 
 #[tokio::test]
 async fn look_then_write_lets_both_of_a_race_debit() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.safeguards(&id, json!({"atomic_claim": false, "ledger_unique": false}))
         .await;
@@ -244,7 +242,7 @@ async fn look_then_write_lets_both_of_a_race_debit() {
 
 #[tokio::test]
 async fn the_race_runs_the_same_way_every_time() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let mut logs = vec![];
     for _ in 0..2 {
         let id = lab.sandbox(77).await;
@@ -272,7 +270,7 @@ async fn the_race_runs_the_same_way_every_time() {
 /// Scenario 4: the same key with another body.
 #[tokio::test]
 async fn the_same_key_with_another_body_is_refused_with_422() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.send(&id, "k", five_hundred(), None).await;
     let bug = lab
@@ -292,7 +290,7 @@ async fn the_same_key_with_another_body_is_refused_with_422() {
 
 #[tokio::test]
 async fn without_the_fingerprint_the_stored_answer_comes_back_for_another_body() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.safeguards(&id, json!({"fingerprint_check": false}))
         .await;
@@ -309,7 +307,7 @@ async fn without_the_fingerprint_the_stored_answer_comes_back_for_another_body()
 /// Scenario 5: a crash after the claim leaves the key IN_PROGRESS; recovery resolves it.
 #[tokio::test]
 async fn a_crash_after_claim_gives_409_until_recovery_then_the_right_answer() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.faults(&id, json!({"crash": {"api_after_claim": "once"}}))
         .await;
@@ -338,7 +336,7 @@ async fn a_crash_after_claim_gives_409_until_recovery_then_the_right_answer() {
 
 #[tokio::test]
 async fn without_recovery_a_crashed_key_is_stuck_forever() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.safeguards(&id, json!({"stuck_recovery": false})).await;
     lab.faults(&id, json!({"crash": {"api_after_claim": "once"}}))
@@ -359,7 +357,7 @@ async fn without_recovery_a_crashed_key_is_stuck_forever() {
 /// key will finish, and the retry after it gets the first answer.
 #[tokio::test]
 async fn without_recovery_a_409_during_the_first_request_is_still_a_catch() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.safeguards(&id, json!({"stuck_recovery": false})).await;
     let (a, b) = race_50ms(&lab, &id).await;
@@ -373,7 +371,7 @@ async fn without_recovery_a_409_during_the_first_request_is_still_a_catch() {
 
 #[tokio::test]
 async fn a_crash_after_commit_is_answered_from_the_store_on_retry() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.faults(&id, json!({"crash": {"api_after_commit": "once"}}))
         .await;
@@ -387,7 +385,7 @@ async fn a_crash_after_commit_is_answered_from_the_store_on_retry() {
 /// Scenario 6: a retry after 49 h against a 48 h window runs as new; the ledger still stops it.
 #[tokio::test]
 async fn a_retry_after_the_window_runs_as_new_and_the_ledger_stops_it() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let first = lab.send(&id, "k", five_hundred(), Some(INTENT)).await;
     lab.advance_ms(&id, 49 * HOUR_MS).await;
@@ -418,7 +416,7 @@ async fn a_retry_after_the_window_runs_as_new_and_the_ledger_stops_it() {
 
 #[tokio::test]
 async fn whole_daily_partitions_are_dropped_once_outside_the_window() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.send(&id, "day-1", five_hundred(), None).await; // day 1, 09:00
     lab.advance_ms(&id, 24 * HOUR_MS).await;
@@ -452,7 +450,7 @@ async fn whole_daily_partitions_are_dropped_once_outside_the_window() {
 /// that starts day 4.
 #[tokio::test]
 async fn past_the_window_a_key_is_ignored_first_and_dropped_with_its_day_later() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let keys = |s: &Value| -> Vec<(i64, String, String)> {
         let mut rows: Vec<_> = s["tables"]["payments.idempotency_keys"]
@@ -490,7 +488,7 @@ async fn past_the_window_a_key_is_ignored_first_and_dropped_with_its_day_later()
 /// take it as new; inside the window it is still caught.
 #[tokio::test]
 async fn a_retry_across_midnight_inside_the_window_is_replayed() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.advance_ms(&id, 14 * HOUR_MS + 59 * 60_000).await; // day 1, 23:59
     let first = lab.send(&id, "k", five_hundred(), None).await;
@@ -504,7 +502,7 @@ async fn a_retry_across_midnight_inside_the_window_is_replayed() {
 /// 100 concurrent sends of one key: one debit, and only 201 and 409.
 #[tokio::test]
 async fn a_hundred_concurrent_sends_of_one_key_debit_once() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let calls: Vec<_> = (0..100)
         .map(|_| lab.transfer(&id, "storm", five_hundred(), Some(INTENT)))
@@ -530,7 +528,7 @@ async fn a_hundred_concurrent_sends_of_one_key_debit_once() {
 /// Scenario 2, the load balancer's part: a slow instance makes it send the request again.
 #[tokio::test]
 async fn a_load_balancer_retry_is_caught_by_the_idempotency_table() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.faults(&id, json!({"lb_retry": true, "gateway_latency_ms": 1500}))
         .await;
@@ -562,7 +560,7 @@ async fn a_load_balancer_retry_is_caught_by_the_idempotency_table() {
 
 #[tokio::test]
 async fn insufficient_funds_is_422_stored_and_replayed() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let a = lab
         .send(&id, "big", json!({"to": "tithi", "amount": 5000}), None)
@@ -583,7 +581,7 @@ async fn insufficient_funds_is_422_stored_and_replayed() {
 /// Every malformed transfer is refused before anything is claimed, and nothing moves.
 #[tokio::test]
 async fn bad_transfers_are_refused_and_nothing_moves() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     let before = lab.state(&id).await;
     let path = format!("/api/sandboxes/{id}/transfers");
@@ -875,7 +873,7 @@ async fn bad_transfers_are_refused_and_nothing_moves() {
 /// same daily partition: the stale row gives way instead of blocking the key with a 409.
 #[tokio::test]
 async fn a_key_outside_a_short_window_is_claimed_again_the_same_day() {
-    let lab = TestLab::start().await;
+    let lab = TestLab::in_process().await;
     let id = lab.sandbox(1).await;
     lab.safeguards(&id, json!({"window_hours": 1})).await;
     let first = lab.send(&id, "k", five_hundred(), Some(INTENT)).await;
