@@ -360,8 +360,25 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
     let done = RwSignal::new(false);
     // A number of days the form cannot send: said beside the field, nothing sent.
     let invalid = RwSignal::new(false);
+    // One replay at a time: the button waits for the server's answer.
+    let replay = Action::new(move |(group, seconds): &(String, i64)| {
+        let (sandbox, group, seconds) = (live.sandbox(), group.clone(), *seconds);
+        async move {
+            match super::replay_consumer(sandbox, group, seconds).await {
+                Ok(()) => {
+                    error.0.set(None);
+                    done.set(true);
+                }
+                Err(e) => error.0.set(Some(Problem::Server(e))),
+            }
+        }
+    });
+    let busy = replay.pending();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
+        if busy.get_untracked() {
+            return;
+        }
         let max = MAX_REPLAY_DAYS as f64;
         let d = days.get_untracked().trim().parse::<f64>().ok();
         let Some(d) = d.filter(|d| (0.0..=max).contains(d)) else {
@@ -369,17 +386,8 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
             return;
         };
         invalid.set(false);
-        let live = live.clone();
-        let body = (consumer.get_untracked(), (d * 86_400.0) as i64);
-        leptos::task::spawn_local(async move {
-            match super::replay_consumer(live.sandbox(), body.0, body.1).await {
-                Ok(()) => {
-                    error.0.set(None);
-                    done.set(true);
-                }
-                Err(e) => error.0.set(Some(Problem::Server(e))),
-            }
-        });
+        done.set(false);
+        replay.dispatch((consumer.get_untracked(), (d * 86_400.0) as i64));
     };
     view! {
         <form class="replay" on:submit=on_submit>
@@ -401,7 +409,7 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
                 <p id="replay-days-error" class="error" role="alert">
                     {move || invalid.get().then(|| tr!("replay-days-invalid", { "max" => digits(&MAX_REPLAY_DAYS.to_string()) }))}
                 </p>
-                <button type="submit" data-testid="replay-start">{move || tr!("replay-start")}</button>
+                <button type="submit" data-testid="replay-start" disabled=move || busy.get()>{move || tr!("replay-start")}</button>
                 <Show when=move || done.get()>
                     <p class="hint" role="status">{move || tr!("replay-done")}</p>
                 </Show>
