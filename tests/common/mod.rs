@@ -189,7 +189,7 @@ impl TestLab {
     /// data folder: what a crash of the machine's process looks like.
     pub async fn crash_and_restart(&mut self) {
         assert!(
-            self.app.is_none(),
+            !self.bin.as_os_str().is_empty(),
             "a crash needs a process of its own: TestLab::start"
         );
         if let Some(mut child) = self.child.take() {
@@ -200,12 +200,12 @@ impl TestLab {
 
     /// Stops the server and starts it again on the same data folder.
     pub async fn restart(&mut self) {
-        let in_process = self.app.is_some();
         assert!(
             self.stop().await,
             "the server should stop cleanly on SIGTERM"
         );
-        if in_process {
+        // An app in this process has no binary to start.
+        if self.bin.as_os_str().is_empty() {
             self.serve().await;
         } else {
             self.spawn().await;
