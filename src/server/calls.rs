@@ -78,6 +78,23 @@ impl ApiReply {
         }
     }
 
+    /// The 504 `no-response`: no answer came in time, so the outcome is unknown and the
+    /// transfer may go on. A lost request or answer gives it (server/network.rs), and so does a
+    /// caller's wait running out (api/transfers.rs), which also says how long it waited
+    /// (`waited`, seconds) and whether the sandbox's clock is paused.
+    pub fn no_response(detail: &str, waited: Option<(f64, bool)>) -> ApiReply {
+        let mut body = crate::domain::problem_body(504, "no-response", detail);
+        if let Some((seconds, paused)) = waited {
+            body["waited_seconds"] = seconds.into();
+            body["clock_paused"] = paused.into();
+        }
+        ApiReply {
+            status: 504,
+            body: body.to_string(),
+            replayed: false,
+        }
+    }
+
     /// The 201 answer for a receipt.
     pub fn created(receipt: &crate::domain::Receipt) -> ApiReply {
         ApiReply {

@@ -273,10 +273,9 @@ pub async fn run(
                     Outcome::Unknown,
                     json!({"call": call, "after_ms": world.faults.phone_timeout_ms}),
                 );
-                let _ = tx.send(ApiReply::problem(
-                    504,
-                    "no-response",
+                let _ = tx.send(ApiReply::no_response(
                     "no answer came back in time: the transfer may or may not have happened",
+                    None,
                 ));
             }
             world.net.settle(call);

@@ -178,14 +178,7 @@ pub(super) fn no_answer_in_time(waited: Duration, paused: bool) -> ApiReply {
              Prefer: wait=N to wait longer"
         )
     };
-    let mut body = crate::domain::problem_body(504, "no-response", &detail);
-    body["waited_seconds"] = secs.into();
-    body["clock_paused"] = paused.into();
-    ApiReply {
-        status: 504,
-        body: body.to_string(),
-        replayed: false,
-    }
+    ApiReply::no_response(&detail, Some((secs, paused)))
 }
 
 /// What Shimul's app did with a tap, for the button and app lanes of the timeline:
