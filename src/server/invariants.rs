@@ -17,12 +17,43 @@ use crate::domain::{Safeguard, Safeguards};
 use crate::server::payments::idempotency::KeyStatus;
 use crate::server::store::LOG_RETENTION_MS;
 
+/// What must hold, each named as `GET …/check` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Invariant {
+    /// A key marked completed has its stored answer.
+    CompletedKeysHaveAnswers,
+    /// No ledger row leaves a balance below zero.
+    NoNegativeBalance,
+    /// Each partition holds every offset from its log start to its end, once.
+    OffsetsContiguous,
+    /// No consumer group has committed past the end of the log.
+    CommittedOffsetsWithinTheLog,
+    /// A read-committed consumer never reads past the last stable offset.
+    ReadCommittedStopsAtTheLso,
+    /// No intent is debited twice (while its safeguards have held).
+    OneDebitPerIntent,
+    /// Once nothing is in flight, Tithi has gained what Shimul lost (while its safeguards have
+    /// held).
+    MoneyConserved,
+}
+
+impl std::fmt::Display for Invariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(name)) => f.write_str(&name),
+            _ => write!(f, "{self:?}"),
+        }
+    }
+}
+
 /// One invariant that did not hold, and what was seen.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Violation {
-    /// The invariant's name, one of [`Report::checked`].
-    pub invariant: &'static str,
+    /// The invariant, one of [`Report::checked`].
+    pub invariant: Invariant,
     pub detail: String,
 }
 
@@ -40,7 +71,7 @@ pub struct Report {
     pub ok: bool,
     /// Every invariant that was checked this time (the conditional ones only while their
     /// safeguards have held since the last reset).
-    pub checked: Vec<&'static str>,
+    pub checked: Vec<Invariant>,
     pub violations: Vec<Violation>,
 }
 
@@ -97,13 +128,13 @@ pub fn every_step() -> bool {
 pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::Error> {
     let mut checked = Vec::new();
     let mut violations = Vec::new();
-    let mut fail = |invariant: &'static str, detail: String| {
+    let mut fail = |invariant: Invariant, detail: String| {
         violations.push(Violation { invariant, detail });
     };
     let mut payments = stores.conn(StoreName::Payments).await?;
     let mut broker = stores.conn(StoreName::Broker).await?;
 
-    checked.push("completed_keys_have_answers");
+    checked.push(Invariant::CompletedKeysHaveAnswers);
     let unanswered: Vec<String> = sqlx::query_scalar(
         "SELECT idem_key FROM idempotency_keys WHERE status = ?1
          AND (response_status IS NULL OR response_body IS NULL) LIMIT 5",
@@ -113,24 +144,24 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     .await?;
     if !unanswered.is_empty() {
         fail(
-            "completed_keys_have_answers",
+            Invariant::CompletedKeysHaveAnswers,
             format!("COMPLETED without a stored answer: {unanswered:?}"),
         );
     }
 
-    checked.push("no_negative_balance");
+    checked.push(Invariant::NoNegativeBalance);
     let negative: Vec<(String, i64)> =
         sqlx::query_as("SELECT user_id, balance_after FROM ledger WHERE balance_after < 0 LIMIT 5")
             .fetch_all(&mut *payments)
             .await?;
     if !negative.is_empty() {
         fail(
-            "no_negative_balance",
+            Invariant::NoNegativeBalance,
             format!("ledger rows below zero: {negative:?}"),
         );
     }
 
-    checked.push("offsets_contiguous");
+    checked.push(Invariant::OffsetsContiguous);
     /// Topic, partition, log start, next offset, and the records' count, lowest and highest.
     type PartitionRow = (String, i64, i64, i64, i64, Option<i64>, Option<i64>);
     let partitions: Vec<PartitionRow> = sqlx::query_as(
@@ -147,7 +178,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
             && (*count == 0 || (*min == Some(*start) && *max == Some(next - 1)));
         if !whole {
             fail(
-                "offsets_contiguous",
+                Invariant::OffsetsContiguous,
                 format!(
                     "{topic}/{partition}: log start {start}, next {next}, but {count} records \
                      from {min:?} to {max:?}"
@@ -156,7 +187,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
         }
     }
 
-    checked.push("committed_offsets_within_the_log");
+    checked.push(Invariant::CommittedOffsetsWithinTheLog);
     let offsets: Vec<(String, String, i64, i64, i64)> = sqlx::query_as(
         "SELECT c.group_id, c.topic, c.partition, c.committed_offset, p.next_offset
          FROM consumer_offsets c
@@ -167,13 +198,13 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     for (group, topic, partition, committed, next) in &offsets {
         if *committed < 0 || committed > next {
             fail(
-                "committed_offsets_within_the_log",
+                Invariant::CommittedOffsetsWithinTheLog,
                 format!("{group} on {topic}/{partition} at {committed}, log ends at {next}"),
             );
         }
     }
 
-    checked.push("read_committed_stops_at_the_lso");
+    checked.push(Invariant::ReadCommittedStopsAtTheLso);
     let conn = &mut *broker;
     for consumer in [Consumer::Wallet, Consumer::Sms] {
         for partition in 0..super::broker::partitions(conn, APPROVED_TOPIC)
@@ -185,7 +216,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
             let lso = super::broker::last_stable_offset(conn, APPROVED_TOPIC, partition).await?;
             if at > lso {
                 fail(
-                    "read_committed_stops_at_the_lso",
+                    Invariant::ReadCommittedStopsAtTheLso,
                     format!(
                         "{} is at {at} on {APPROVED_TOPIC}/{partition}, past the last stable \
                          offset {lso}",
@@ -197,7 +228,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     }
 
     if promises.one_debit_per_intent {
-        checked.push("one_debit_per_intent");
+        checked.push(Invariant::OneDebitPerIntent);
         let twice: Vec<(String, i64)> = sqlx::query_as(
             "SELECT lab_intent, COUNT(*) FROM ledger WHERE amount < 0
              GROUP BY lab_intent HAVING COUNT(*) > 1 LIMIT 5",
@@ -206,7 +237,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
         .await?;
         if !twice.is_empty() {
             fail(
-                "one_debit_per_intent",
+                Invariant::OneDebitPerIntent,
                 format!("intents debited more than once: {twice:?}"),
             );
         }
@@ -217,10 +248,10 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     if promises.money_conserved {
         let damage = super::damage::effects(stores).await?;
         if damage.in_flight == 0 {
-            checked.push("money_conserved");
+            checked.push(Invariant::MoneyConserved);
             if damage.money_created != 0 || damage.lost_events != 0 || damage.double_credits != 0 {
                 fail(
-                    "money_conserved",
+                    Invariant::MoneyConserved,
                     format!(
                         "nothing in flight, yet money created {} (lost events {}, double \
                          credits {})",
