@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
+use sqlx::SqliteConnection;
+
 use super::store::{StoreName, Stores};
 use crate::domain::pipeline::{Consumer, APPROVED_TOPIC};
 use crate::domain::{Safeguard, Safeguards};
@@ -126,15 +128,46 @@ pub fn every_step() -> bool {
 
 /// Checks every invariant on the stores as they stand now (between two steps).
 pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::Error> {
-    let mut checked = Vec::new();
-    let mut violations = Vec::new();
-    let mut fail = |invariant: Invariant, detail: String| {
-        violations.push(Violation { invariant, detail });
-    };
-    let mut payments = stores.conn(StoreName::Payments).await?;
-    let mut broker = stores.conn(StoreName::Broker).await?;
+    let mut f = Findings::default();
+    {
+        let mut payments = stores.conn(StoreName::Payments).await?;
+        let mut broker = stores.conn(StoreName::Broker).await?;
+        keys_and_balances(&mut payments, &mut f).await?;
+        broker_log(&mut broker, &mut f).await?;
+        if promises.one_debit_per_intent {
+            one_debit_per_intent(&mut payments, &mut f).await?;
+        }
+    }
+    // The damage meter reads the stores itself.
+    if promises.money_conserved {
+        money_conserved(stores, &mut f).await?;
+    }
+    Ok(Report {
+        ok: f.violations.is_empty(),
+        checked: f.checked,
+        violations: f.violations,
+    })
+}
 
-    checked.push(Invariant::CompletedKeysHaveAnswers);
+/// What [`check`] looked at, and what did not hold.
+#[derive(Default)]
+struct Findings {
+    checked: Vec<Invariant>,
+    violations: Vec<Violation>,
+}
+
+impl Findings {
+    fn fail(&mut self, invariant: Invariant, detail: String) {
+        self.violations.push(Violation { invariant, detail });
+    }
+}
+
+/// Completed keys have their answers; no balance below zero.
+async fn keys_and_balances(
+    payments: &mut SqliteConnection,
+    f: &mut Findings,
+) -> Result<(), sqlx::Error> {
+    f.checked.push(Invariant::CompletedKeysHaveAnswers);
     let unanswered: Vec<String> = sqlx::query_scalar(
         "SELECT idem_key FROM idempotency_keys WHERE status = ?1
          AND (response_status IS NULL OR response_body IS NULL) LIMIT 5",
@@ -143,25 +176,30 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     .fetch_all(&mut *payments)
     .await?;
     if !unanswered.is_empty() {
-        fail(
+        f.fail(
             Invariant::CompletedKeysHaveAnswers,
             format!("COMPLETED without a stored answer: {unanswered:?}"),
         );
     }
 
-    checked.push(Invariant::NoNegativeBalance);
+    f.checked.push(Invariant::NoNegativeBalance);
     let negative: Vec<(String, i64)> =
         sqlx::query_as("SELECT user_id, balance_after FROM ledger WHERE balance_after < 0 LIMIT 5")
             .fetch_all(&mut *payments)
             .await?;
     if !negative.is_empty() {
-        fail(
+        f.fail(
             Invariant::NoNegativeBalance,
             format!("ledger rows below zero: {negative:?}"),
         );
     }
+    Ok(())
+}
 
-    checked.push(Invariant::OffsetsContiguous);
+/// The broker's log: whole partitions, committed offsets inside them, read-committed
+/// consumers before the last stable offset.
+async fn broker_log(broker: &mut SqliteConnection, f: &mut Findings) -> Result<(), sqlx::Error> {
+    f.checked.push(Invariant::OffsetsContiguous);
     /// Topic, partition, log start, next offset, and the records' count, lowest and highest.
     type PartitionRow = (String, i64, i64, i64, i64, Option<i64>, Option<i64>);
     let partitions: Vec<PartitionRow> = sqlx::query_as(
@@ -177,7 +215,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
         let whole = *count == next - start
             && (*count == 0 || (*min == Some(*start) && *max == Some(next - 1)));
         if !whole {
-            fail(
+            f.fail(
                 Invariant::OffsetsContiguous,
                 format!(
                     "{topic}/{partition}: log start {start}, next {next}, but {count} records \
@@ -187,7 +225,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
         }
     }
 
-    checked.push(Invariant::CommittedOffsetsWithinTheLog);
+    f.checked.push(Invariant::CommittedOffsetsWithinTheLog);
     let offsets: Vec<(String, String, i64, i64, i64)> = sqlx::query_as(
         "SELECT c.group_id, c.topic, c.partition, c.committed_offset, p.next_offset
          FROM consumer_offsets c
@@ -197,14 +235,14 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
     .await?;
     for (group, topic, partition, committed, next) in &offsets {
         if *committed < 0 || committed > next {
-            fail(
+            f.fail(
                 Invariant::CommittedOffsetsWithinTheLog,
                 format!("{group} on {topic}/{partition} at {committed}, log ends at {next}"),
             );
         }
     }
 
-    checked.push(Invariant::ReadCommittedStopsAtTheLso);
+    f.checked.push(Invariant::ReadCommittedStopsAtTheLso);
     let conn = &mut *broker;
     for consumer in [Consumer::Wallet, Consumer::Sms] {
         for partition in 0..super::broker::partitions(conn, APPROVED_TOPIC)
@@ -215,7 +253,7 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
                 super::broker::position(conn, consumer.id(), APPROVED_TOPIC, partition).await?;
             let lso = super::broker::last_stable_offset(conn, APPROVED_TOPIC, partition).await?;
             if at > lso {
-                fail(
+                f.fail(
                     Invariant::ReadCommittedStopsAtTheLso,
                     format!(
                         "{} is at {at} on {APPROVED_TOPIC}/{partition}, past the last stable \
@@ -226,47 +264,47 @@ pub async fn check(stores: &Stores, promises: Promises) -> Result<Report, sqlx::
             }
         }
     }
+    Ok(())
+}
 
-    if promises.one_debit_per_intent {
-        checked.push(Invariant::OneDebitPerIntent);
-        let twice: Vec<(String, i64)> = sqlx::query_as(
-            "SELECT lab_intent, COUNT(*) FROM ledger WHERE amount < 0
-             GROUP BY lab_intent HAVING COUNT(*) > 1 LIMIT 5",
-        )
-        .fetch_all(&mut *payments)
-        .await?;
-        if !twice.is_empty() {
-            fail(
-                Invariant::OneDebitPerIntent,
-                format!("intents debited more than once: {twice:?}"),
+/// No intent debited twice (while its safeguards have held).
+async fn one_debit_per_intent(
+    payments: &mut SqliteConnection,
+    f: &mut Findings,
+) -> Result<(), sqlx::Error> {
+    f.checked.push(Invariant::OneDebitPerIntent);
+    let twice: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT lab_intent, COUNT(*) FROM ledger WHERE amount < 0
+         GROUP BY lab_intent HAVING COUNT(*) > 1 LIMIT 5",
+    )
+    .fetch_all(&mut *payments)
+    .await?;
+    if !twice.is_empty() {
+        f.fail(
+            Invariant::OneDebitPerIntent,
+            format!("intents debited more than once: {twice:?}"),
+        );
+    }
+    Ok(())
+}
+
+/// Once nothing is in flight, no money made or lost (while its safeguards have held).
+async fn money_conserved(stores: &Stores, f: &mut Findings) -> Result<(), sqlx::Error> {
+    let damage = super::damage::effects(stores).await?;
+    if damage.in_flight == 0 {
+        f.checked.push(Invariant::MoneyConserved);
+        if damage.money_created != 0 || damage.lost_events != 0 || damage.double_credits != 0 {
+            f.fail(
+                Invariant::MoneyConserved,
+                format!(
+                    "nothing in flight, yet money created {} (lost events {}, double \
+                     credits {})",
+                    damage.money_created, damage.lost_events, damage.double_credits
+                ),
             );
         }
     }
-
-    // The damage meter reads these stores itself.
-    drop((payments, broker));
-    if promises.money_conserved {
-        let damage = super::damage::effects(stores).await?;
-        if damage.in_flight == 0 {
-            checked.push(Invariant::MoneyConserved);
-            if damage.money_created != 0 || damage.lost_events != 0 || damage.double_credits != 0 {
-                fail(
-                    Invariant::MoneyConserved,
-                    format!(
-                        "nothing in flight, yet money created {} (lost events {}, double \
-                         credits {})",
-                        damage.money_created, damage.lost_events, damage.double_credits
-                    ),
-                );
-            }
-        }
-    }
-
-    Ok(Report {
-        ok: violations.is_empty(),
-        checked,
-        violations,
-    })
+    Ok(())
 }
 
 #[cfg(test)]
