@@ -1758,10 +1758,18 @@ async fn a_page_nothing_changes_on_is_sent_without_code() {
                     .unwrap(),
             )
             .await;
-        assert_eq!(a.status, StatusCode::OK, "{path}");
+        // (The router draws `/glossary/` as the glossary, though it answers 404 there.)
+        let drawn = if path.ends_with("/") && path.len() > 1 {
+            StatusCode::NOT_FOUND
+        } else {
+            StatusCode::OK
+        };
+        assert_eq!(a.status, drawn, "{path}");
         String::from_utf8(a.body.to_vec()).unwrap()
     };
-    for path in ["/", "/glossary", "/summary"] {
+    // With a slash after it too: a page drawn as one of these is sent as one, or its view would
+    // reload it from the server again and again.
+    for path in ["/", "/glossary", "/summary", "/glossary/", "/summary/"] {
         let page = html(path).await;
         // (Only the framework's few bytes of empty resource lists stay inline.)
         for code in [

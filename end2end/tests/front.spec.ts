@@ -136,3 +136,32 @@ test('a page nothing changes on comes without code, and its switch still works',
   await expect(page.getByTestId('home-what')).toContainText('Idempotency মানে');
   expect(errors).toEqual([]);
 });
+
+// A link to one of these pages that the router takes after all (one without rel="external")
+// lands on the page the server sends, without code; and one with a slash after its name is
+// sent so too, not loaded again and again.
+test('a page without code reached by the router or with a trailing slash loads once', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  let loads = 0;
+  page.on('framenavigated', (f) => {
+    if (f === page.mainFrame()) loads++;
+  });
+  await page.goto('/glossary/');
+  await expect(page.locator('main h1').first()).toHaveText('শব্দকোষ');
+  await page.waitForTimeout(1_500);
+  expect(loads).toBe(1);
+  await expect(page.locator('script[type=module]')).toHaveCount(0);
+
+  await page.goto('/quiz');
+  await page.locator('html[data-hydrated]').waitFor();
+  await page.locator('nav a[href="/glossary"]').evaluate((a) => a.removeAttribute('rel'));
+  await page.locator('nav a[href="/glossary"]').click();
+  await page.waitForURL(/\/glossary$/);
+  await expect(page.locator('main h1').first()).toHaveText('শব্দকোষ');
+  await expect(page.locator('script[type=module]')).toHaveCount(0);
+  await page.goBack();
+  await expect(page).toHaveURL(/\/quiz$/);
+  await page.locator('html[data-hydrated]').waitFor();
+  expect(errors).toEqual([]);
+});

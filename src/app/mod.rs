@@ -23,8 +23,13 @@ use leptos_router::{lazy_route, path, Lazy, LazyRoute};
 /// take (BENCHMARKS.md, "What a phone downloads").
 pub const SERVER_ONLY: [&str; 3] = ["/", "/glossary", "/summary"];
 
-/// Whether the page at `path` is one of [`SERVER_ONLY`].
+/// Whether the page at `path` is one of [`SERVER_ONLY`], as the router matches it: it takes
+/// `/glossary/` for `/glossary` too, and a page it draws must be sent as its route says.
 pub fn server_only(path: &str) -> bool {
+    let path = match path.strip_suffix('/') {
+        Some("") | None => path,
+        Some(bare) => bare,
+    };
     SERVER_ONLY.contains(&path)
 }
 
@@ -103,6 +108,12 @@ pub mod ready {
             STATE.with(|s| s.set((s.get().0, s.get().1.saturating_sub(1))));
             mark();
         }
+    }
+
+    /// Whether the page's first code has hydrated (false while it hydrates).
+    #[cfg(feature = "hydrate")]
+    pub fn is_hydrated() -> bool {
+        STATE.with(|s| s.get().0)
     }
 
     /// The page's first code has hydrated.
@@ -230,17 +241,29 @@ lazy_screen!(ClassRoute, class::teach::ClassPage);
 lazy_screen!(JoinRoute, class::join::JoinPage);
 
 /// The view of a page of [`SERVER_ONLY`]: on the server the page itself. In the browser, reached
-/// by a link the router took after all, the server is asked for it: the browser has none of its
-/// code (the page's own links are `rel="external"`, so this is a fallback).
+/// by a link the router took after all, the page is loaded again from the server at the address
+/// the router went to: the browser has none of its code (the menu's links to these pages are
+/// `rel="external"`, so this is a fallback).
 fn server_page<V: IntoView + 'static>(page: impl FnOnce() -> V) -> AnyView {
     #[cfg(not(feature = "hydrate"))]
     return page().into_any();
     #[cfg(feature = "hydrate")]
     {
         let _ = page;
-        Effect::new(|_| {
-            let _ = window().location().reload();
-        });
+        // Only after a page with code has hydrated: a page sent with code for this route by
+        // mistake must not be loaded again and again.
+        if ready::is_hydrated() {
+            // Once the router has written the new address (just after it draws the route), so
+            // the page comes from the server at that address and Back returns to this one.
+            Effect::new(|_| {
+                set_timeout(
+                    || {
+                        let _ = window().location().reload();
+                    },
+                    std::time::Duration::ZERO,
+                );
+            });
+        }
         ().into_any()
     }
 }
