@@ -295,43 +295,36 @@ async fn a_sandbox_saved_unreadably_is_refused_and_kept() {
         .join("sandboxes")
         .join(&id)
         .join("lab.sqlite");
-    let sql = |s: &'static str| s;
-    for (break_it, mend_it) in [
-        (
-            sql("UPDATE sandbox SET safeguards = '{\"atomic_claim\": \"maybe\"' WHERE id = 1"),
-            sql("UPDATE sandbox SET safeguards = ?1 WHERE id = 1"),
-        ),
-        (
-            sql("UPDATE sandbox SET mode = 'sideways' WHERE id = 1"),
-            sql("UPDATE sandbox SET mode = ?1 WHERE id = 1"),
-        ),
+    let open = || async {
+        sqlx::SqliteConnection::connect(&format!("sqlite:{}", store.display()))
+            .await
+            .unwrap()
+    };
+    for (column, broken) in [
+        ("safeguards", r#"{"atomic_claim": "maybe""#),
+        ("mode", "sideways"),
     ] {
         lab.stop().await;
-        let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite:{}", store.display()))
+        let mut conn = open().await;
+        let saved: String = sqlx::query_scalar(&format!("SELECT {column} FROM sandbox"))
+            .fetch_one(&mut conn)
             .await
             .unwrap();
-        let (safeguards, mode): (String, String) =
-            sqlx::query_as("SELECT safeguards, mode FROM sandbox WHERE id = 1")
-                .fetch_one(&mut conn)
-                .await
-                .unwrap();
-        sqlx::query(break_it).execute(&mut conn).await.unwrap();
+        let set = format!("UPDATE sandbox SET {column} = ?1");
+        sqlx::query(&set)
+            .bind(broken)
+            .execute(&mut conn)
+            .await
+            .unwrap();
         conn.close().await.unwrap();
         lab.restart().await;
         let r = lab.get(&format!("/api/sandboxes/{id}/state")).await;
         expect_problem(r, 500, "internal").await;
 
         lab.stop().await;
-        let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite:{}", store.display()))
-            .await
-            .unwrap();
-        let good = if mend_it.contains("safeguards") {
-            safeguards
-        } else {
-            mode
-        };
-        sqlx::query(mend_it)
-            .bind(good)
+        let mut conn = open().await;
+        sqlx::query(&set)
+            .bind(saved)
             .execute(&mut conn)
             .await
             .unwrap();

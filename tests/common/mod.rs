@@ -25,8 +25,9 @@ pub struct TestLab {
     app: Option<InProcess>,
     data: PathBuf,
     env: Vec<(String, String)>,
-    /// The server binary: this build's, unless a test names another (a release build).
-    bin: PathBuf,
+    /// The server binary: this build's, unless a test names another (a release build); none for
+    /// the app in this process.
+    bin: Option<PathBuf>,
     _tmp: Option<tempfile::TempDir>,
 }
 
@@ -47,7 +48,7 @@ impl TestLab {
 
     /// The app in this process, with extra settings (the server's environment variables).
     pub async fn in_process_with(env: &[(&str, &str)]) -> TestLab {
-        let mut lab = TestLab::unstarted(PathBuf::new(), env);
+        let mut lab = TestLab::unstarted(None, env);
         lab.serve().await;
         lab
     }
@@ -89,12 +90,12 @@ impl TestLab {
 
     /// This server binary (a release build, say) with a fresh data folder and extra settings.
     pub async fn start_binary(bin: &Path, env: &[(&str, &str)]) -> TestLab {
-        let mut lab = TestLab::unstarted(bin.to_path_buf(), env);
+        let mut lab = TestLab::unstarted(Some(bin.to_path_buf()), env);
         lab.spawn().await;
         lab
     }
 
-    fn unstarted(bin: PathBuf, env: &[(&str, &str)]) -> TestLab {
+    fn unstarted(bin: Option<PathBuf>, env: &[(&str, &str)]) -> TestLab {
         let tmp = tempfile::tempdir().expect("a temporary folder");
         TestLab {
             base: String::new(),
@@ -122,7 +123,8 @@ impl TestLab {
     /// reads the address it listens on from the line it prints (a port picked here and passed
     /// on could be taken by another test's server in between).
     async fn spawn(&mut self) {
-        let mut cmd = Command::new(&self.bin);
+        let bin = self.bin.as_ref().expect("a server binary to start");
+        let mut cmd = Command::new(bin);
         cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("LEPTOS_SITE_ADDR", "127.0.0.1:0")
             .env("LAB_DATA_DIR", &self.data)
@@ -189,7 +191,7 @@ impl TestLab {
     /// data folder: what a crash of the machine's process looks like.
     pub async fn crash_and_restart(&mut self) {
         assert!(
-            !self.bin.as_os_str().is_empty(),
+            self.bin.is_some(),
             "a crash needs a process of its own: TestLab::start"
         );
         if let Some(mut child) = self.child.take() {
@@ -204,11 +206,9 @@ impl TestLab {
             self.stop().await,
             "the server should stop cleanly on SIGTERM"
         );
-        // An app in this process has no binary to start.
-        if self.bin.as_os_str().is_empty() {
-            self.serve().await;
-        } else {
-            self.spawn().await;
+        match self.bin {
+            Some(_) => self.spawn().await,
+            None => self.serve().await,
         }
     }
 
