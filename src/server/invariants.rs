@@ -10,7 +10,6 @@
 use std::sync::OnceLock;
 
 use serde::Serialize;
-
 use sqlx::SqliteConnection;
 
 use super::store::{StoreName, Stores};

@@ -4,9 +4,9 @@
 //!
 //! A checkpoint is everything a rerun would have rebuilt by then: a copy of each service store
 //! (`store::copy_into`, SQLite's online backup: a consistent copy taken between two steps, when
-//! no transaction is open), and
-//! the memory that goes with it (the scheduler's queue and generator, the calls in flight, the
-//! pipeline's producers, the settings, how many inputs had arrived). The event log is not
+//! no transaction is open), and the memory that goes with it (the scheduler's queue and
+//! generator, the calls in flight, the pipeline's producers, the settings, how many inputs had
+//! arrived). The event log is not
 //! copied: it only grows, so the rewind takes the present's log cut back to the checkpoint's
 //! newest event. Checkpoints live as long as the loaded sandbox: a reset, an unload or a restart
 //! drops them, and a sandbox opened from disk takes one at once (a restart's queue is not the
@@ -16,6 +16,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::server::store::copy_into;
 
 /// A checkpoint is taken once the steps since the last one took ten times as long to run as
 /// taking the last checkpoint took, but never less than `EVERY` nor more than `MOST`: a rewind
@@ -158,8 +159,7 @@ impl Owner {
         tokio::fs::create_dir_all(&dir).await?;
         for name in COPIED {
             let file = dir.join(name.file());
-            crate::server::store::copy_into(&mut *self.world.stores.conn(name).await?, &file)
-                .await?;
+            copy_into(&mut *self.world.stores.conn(name).await?, &file).await?;
         }
         let (intents, inputs, input_id): (i64, i64, i64) = sqlx::query_as(
             "SELECT (SELECT COALESCE(MAX(rowid), 0) FROM intents), (SELECT COUNT(*) FROM inputs),
@@ -263,7 +263,7 @@ pub(super) async fn rewind_from(
         tokio::fs::copy(cp.dir.join(&file), scratch.join(&file)).await?;
     }
     let lab = scratch.join(StoreName::Lab.file());
-    crate::server::store::copy_into(&mut *log.conn(StoreName::Lab).await?, &lab).await?;
+    copy_into(&mut *log.conn(StoreName::Lab).await?, &lab).await?;
     let stores = Stores::open(scratch).await?;
     let cut = cut_lab_store(&stores, &cp, event_id).await;
     if let Err(e) = cut {
