@@ -454,7 +454,12 @@ async fn live(dir: &Path) -> HashMap<String, usize> {
     .unwrap();
     let sandbox = lab.create(None, Some(1), ClockMode::Live).await.unwrap();
     sandbox
-        .set_faults(serde_json::json!({"latency_ms": 0, "gateway_latency_ms": 0}))
+        .set_faults(
+            pocketpay_lab::domain::typed::read_body(
+                &serde_json::json!({"latency_ms": 0, "gateway_latency_ms": 0}),
+            )
+            .unwrap(),
+        )
         .await
         .unwrap();
     sandbox

@@ -58,14 +58,22 @@ async fn main() {
         }
         if i % 25 == 10 {
             sandbox
-                .set_faults(json!({"response_loss_pct": 30, "crash": {"broker_ack_lost": "once"}}))
+                .set_faults(
+                    pocketpay_lab::domain::typed::read_body(
+                        &json!({"response_loss_pct": 30, "crash": {"broker_ack_lost": "once"}}),
+                    )
+                    .unwrap(),
+                )
                 .await
                 .unwrap();
         }
         if i % 25 == 20 {
             sandbox
                 .set_faults(
-                    json!({"response_loss_pct": 0, "crash": {"fraud_before_commit": "once"}}),
+                    pocketpay_lab::domain::typed::read_body(
+                        &json!({"response_loss_pct": 0, "crash": {"fraud_before_commit": "once"}}),
+                    )
+                    .unwrap(),
                 )
                 .await
                 .unwrap();

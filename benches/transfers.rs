@@ -87,12 +87,20 @@ async fn raw_transactions(dir: &std::path::Path) -> f64 {
 async fn fast_sandbox(lab: &Sandboxes, guards_on: bool) -> String {
     let sandbox = lab.create(None, Some(1), ClockMode::Live).await.unwrap();
     sandbox
-        .set_faults(json!({"latency_ms": 0, "gateway_latency_ms": 0}))
+        .set_faults(
+            pocketpay_lab::domain::typed::read_body(
+                &json!({"latency_ms": 0, "gateway_latency_ms": 0}),
+            )
+            .unwrap(),
+        )
         .await
         .unwrap();
     if !guards_on {
         sandbox
-            .set_safeguards(json!({"idempotency_table": false}))
+            .set_safeguards(
+                pocketpay_lab::domain::typed::read_body(&json!({"idempotency_table": false}))
+                    .unwrap(),
+            )
             .await
             .unwrap();
     }

@@ -104,13 +104,13 @@ async fn script(sandbox: &SandboxHandle, ops: Vec<Op>) -> Result<(), TestCaseErr
             } => {
                 let mode = |on: bool| if on { "once" } else { "off" };
                 sandbox
-                    .set_faults(json!({
+                    .set_faults(pocketpay_lab::domain::typed::read_body(&json!({
                         "request_loss_pct": request_loss,
                         "response_loss_pct": response_loss,
                         "lb_retry": lb_retry,
                         "gateway_latency_ms": gateway_ms,
                         "crash": {"api_after_claim": mode(crash_claim), "api_after_commit": mode(crash_commit)},
-                    }))
+                    })).unwrap())
                     .await
                     .unwrap();
             }
@@ -122,12 +122,15 @@ async fn script(sandbox: &SandboxHandle, ops: Vec<Op>) -> Result<(), TestCaseErr
             } => {
                 let mode = |on: bool| if on { "once" } else { "off" };
                 sandbox
-                    .set_faults(json!({"crash": {
-                        "relay_after_publish": mode(relay),
-                        "broker_ack_lost": mode(ack),
-                        "fraud_before_commit": mode(fraud),
-                        "consumer_before_offset_commit": mode(consumer),
-                    }}))
+                    .set_faults(
+                        pocketpay_lab::domain::typed::read_body(&json!({"crash": {
+                            "relay_after_publish": mode(relay),
+                            "broker_ack_lost": mode(ack),
+                            "fraud_before_commit": mode(fraud),
+                            "consumer_before_offset_commit": mode(consumer),
+                        }}))
+                        .unwrap(),
+                    )
                     .await
                     .unwrap();
             }
@@ -163,10 +166,10 @@ async fn script(sandbox: &SandboxHandle, ops: Vec<Op>) -> Result<(), TestCaseErr
     // Then the network heals and the phone retries every transfer it ever meant to make, until
     // each has its receipt; and the pipeline drains.
     sandbox
-        .set_faults(json!({"request_loss_pct": 0, "response_loss_pct": 0, "lb_retry": false,
+        .set_faults(pocketpay_lab::domain::typed::read_body(&json!({"request_loss_pct": 0, "response_loss_pct": 0, "lb_retry": false,
             "crash": {"api_after_claim": "off", "api_after_commit": "off", "relay_after_publish": "off",
                       "broker_ack_lost": "off", "fraud_before_commit": "off",
-                      "consumer_before_offset_commit": "off"}}))
+                      "consumer_before_offset_commit": "off"}})).unwrap())
         .await
         .unwrap();
     for key in 0..5u8 {

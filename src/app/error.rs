@@ -195,7 +195,6 @@ impl From<crate::server::error::LabError> for FnError {
     }
 }
 
-#[cfg(feature = "ssr")]
 impl From<crate::domain::FieldError> for FnError {
     fn from(e: crate::domain::FieldError) -> FnError {
         FnError::InvalidField { field: e.field }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Layer;
+use super::{CrashPoint, Layer, Safeguard};
 
 /// How a step turned out, as the timeline marks it (docs/reference.md §9, `data-outcome`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -212,6 +212,85 @@ pub struct TimelineEvent {
     pub details: serde_json::Value,
 }
 
+/// The facts of an event that something reads back, typed: the safeguard that caught it, the
+/// crash point that fired, the HTTP status answered. They travel inside the event's `details`
+/// as `guard`, `crash` (ids) and `status` (a number), beside its other facts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    pub guard: Option<Safeguard>,
+    pub crash: Option<CrashPoint>,
+    pub status: Option<u16>,
+}
+
+impl Facts {
+    /// An event a safeguard caught.
+    pub fn caught_by(guard: Safeguard) -> Facts {
+        Facts {
+            guard: Some(guard),
+            ..Facts::default()
+        }
+    }
+
+    /// A task that died at a crash point.
+    pub fn crashed_at(point: CrashPoint) -> Facts {
+        Facts {
+            crash: Some(point),
+            ..Facts::default()
+        }
+    }
+
+    /// An answer with this HTTP status.
+    pub fn answered(status: u16) -> Facts {
+        Facts::default().status(status)
+    }
+
+    pub fn status(self, status: u16) -> Facts {
+        Facts {
+            status: Some(status),
+            ..self
+        }
+    }
+
+    /// The event's details: these facts, and `more` (an object of its other facts).
+    pub fn with(self, mut more: serde_json::Value) -> serde_json::Value {
+        let details = more
+            .as_object_mut()
+            .expect("an event's details are an object");
+        if let Some(guard) = self.guard {
+            details.insert("guard".into(), guard.id().into());
+        }
+        if let Some(crash) = self.crash {
+            details.insert("crash".into(), crash.id().into());
+        }
+        if let Some(status) = self.status {
+            details.insert("status".into(), status.into());
+        }
+        more
+    }
+
+    /// The event's details when these are all its facts.
+    pub fn details(self) -> serde_json::Value {
+        self.with(serde_json::Value::Object(serde_json::Map::new()))
+    }
+}
+
+impl TimelineEvent {
+    /// The typed facts its details carry; one absent, or not of its type (the `crash` of a
+    /// faults change is the settings, not a point), is `None`.
+    pub fn facts(&self) -> Facts {
+        let text = |name: &str| self.details.get(name).and_then(serde_json::Value::as_str);
+        Facts {
+            guard: text("guard").and_then(Safeguard::from_id),
+            crash: text("crash").and_then(CrashPoint::from_id),
+            status: self
+                .details
+                .get("status")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|s| u16::try_from(s).ok()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +302,33 @@ mod tests {
             assert_eq!(serde_json::to_value(o).unwrap(), serde_json::json!(o.id()));
         }
         assert_eq!(EventKind::LogRetentionApplied.id(), "log_retention_applied");
+    }
+
+    #[test]
+    fn facts_travel_in_the_details_and_read_back_typed() {
+        let facts = Facts::caught_by(Safeguard::AtomicClaim).status(409);
+        let details = facts.with(serde_json::json!({"call": 3}));
+        assert_eq!(
+            details,
+            serde_json::json!({"guard": "atomic_claim", "status": 409, "call": 3})
+        );
+        let event = TimelineEvent {
+            id: 1,
+            at_ms: 0,
+            layer: Layer::Api,
+            kind: EventKind::KeyInProgress,
+            correlation: None,
+            outcome: Outcome::Caught,
+            details,
+        };
+        assert_eq!(event.facts(), facts);
+        let crash = Facts::crashed_at(CrashPoint::RelayAfterPublish).details();
+        assert_eq!(crash, serde_json::json!({"crash": "relay_after_publish"}));
+        // A faults change names its crash settings, not a crash point.
+        let change = TimelineEvent {
+            details: serde_json::json!({"crash": {"api_after_claim": "once"}}),
+            ..event
+        };
+        assert_eq!(change.facts(), Facts::default());
     }
 }

@@ -49,13 +49,7 @@ impl Explanation {
                 .unwrap_or_default()
         };
         let caught_by = (e.outcome == Outcome::Caught)
-            .then(|| {
-                e.details
-                    .get("guard")
-                    .and_then(|g| g.as_str())
-                    .and_then(Safeguard::from_id)
-                    .or_else(|| default_catcher(e.kind))
-            })
+            .then(|| e.facts().guard.or_else(|| default_catcher(e.kind)))
             .flatten();
         let would_catch = if e.outcome == Outcome::Escaped {
             let recorded = guards("would_catch");
@@ -71,11 +65,7 @@ impl Explanation {
             meaning: meaning(e.kind, e.outcome),
             caught_by,
             would_catch,
-            status: e
-                .details
-                .get("status")
-                .and_then(|s| s.as_u64())
-                .and_then(|s| u16::try_from(s).ok()),
+            status: e.facts().status,
         }
     }
 }
@@ -190,9 +180,7 @@ mod tests {
     fn off(ids: &[&str]) -> Safeguards {
         let body: serde_json::Map<_, _> =
             ids.iter().map(|i| (i.to_string(), json!(false))).collect();
-        Safeguards::default()
-            .patched(&serde_json::Value::Object(body))
-            .unwrap()
+        Safeguards::default().apply(&crate::domain::typed::read_body(&body.into()).unwrap())
     }
 
     fn event(kind: EventKind, outcome: Outcome, details: serde_json::Value) -> TimelineEvent {

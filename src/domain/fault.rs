@@ -4,7 +4,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{boolean, expect_object, int_in, FieldError};
+#[cfg(test)]
+use super::typed::read_body;
+use super::typed::{bounded, patch};
+use super::FieldError;
 
 /// A place where a task can die as a killed process would.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -92,45 +95,113 @@ impl Serialize for CrashMode {
 impl<'de> Deserialize<'de> for CrashMode {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(d)?;
-        CrashMode::parse("crash", &value).map_err(serde::de::Error::custom)
+        CrashMode::parse("crash", &value).map_err(|e| serde::de::Error::custom(e.message))
     }
 }
 
-/// Every fault setting of one sandbox: the body of `PUT …/faults` (any subset) and the `faults`
-/// of `GET …/state` (all of them).
+#[cfg(feature = "ssr")]
+impl utoipa::PartialSchema for CrashMode {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(["off", "once", "always"])),
+            )
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::Number)
+                    .minimum(Some(0))
+                    .maximum(Some(1)),
+            )
+            .into()
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::ToSchema for CrashMode {}
+
+/// The schema of [`Faults::crash`]: every crash point, each a [`CrashMode`].
+#[cfg(feature = "ssr")]
+fn every_crash_point() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+    use utoipa::PartialSchema;
+    CrashPoint::ALL
+        .into_iter()
+        .fold(ObjectBuilder::new().schema_type(Type::Object), |o, c| {
+            o.property(c.id(), CrashMode::schema()).required(c.id())
+        })
+        .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+        .build()
+}
+
+/// Longest delay any fault setting accepts: ten virtual minutes.
+pub const MAX_DELAY_MS: i64 = 600_000;
+
+bounded!(
+    /// A chance in percent: 0 to 100.
+    Percent,
+    0,
+    100
+);
+bounded!(
+    /// A delay in virtual milliseconds: 0 to [`MAX_DELAY_MS`].
+    DelayMs,
+    0,
+    MAX_DELAY_MS
+);
+bounded!(
+    /// How long the phone waits for an answer, virtual milliseconds: 100 to [`MAX_DELAY_MS`].
+    TimeoutMs,
+    100,
+    MAX_DELAY_MS
+);
+bounded!(
+    /// How many times the phone's HTTP library retries on its own: 0 to 5.
+    Retries,
+    0,
+    5
+);
+
+/// Every fault setting of one sandbox: the `faults` of `GET …/state` and what `PUT …/faults`
+/// answers ([`FaultsPatch`] is the change).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Faults {
     /// Chance that a request never reaches the load balancer, in percent.
-    pub request_loss_pct: i64,
+    pub request_loss_pct: Percent,
     /// Chance that a response never reaches the phone, in percent.
-    pub response_loss_pct: i64,
+    pub response_loss_pct: Percent,
     /// One-way network latency, virtual milliseconds.
-    pub latency_ms: i64,
+    pub latency_ms: DelayMs,
     /// How long the phone waits for an answer before it gives up, virtual milliseconds.
-    pub phone_timeout_ms: i64,
+    pub phone_timeout_ms: TimeoutMs,
     /// How many times the phone's HTTP library retries on its own after a timeout.
-    pub auto_retries: i64,
+    pub auto_retries: Retries,
     /// Wait before each automatic retry, virtual milliseconds.
-    pub retry_backoff_ms: i64,
+    pub retry_backoff_ms: DelayMs,
     /// Whether the load balancer retries an upstream timeout on another instance.
     pub lb_retry: bool,
     /// How long the payment gateway takes inside the API, virtual milliseconds.
-    pub gateway_latency_ms: i64,
+    pub gateway_latency_ms: DelayMs,
     /// Crash points; one left out is off.
+    #[cfg_attr(feature = "ssr", schema(schema_with = every_crash_point))]
     pub crash: BTreeMap<CrashPoint, CrashMode>,
 }
 
 impl Default for Faults {
     fn default() -> Self {
         Faults {
-            request_loss_pct: 0,
-            response_loss_pct: 0,
-            latency_ms: 40,
-            phone_timeout_ms: 5_000,
-            auto_retries: 0,
-            retry_backoff_ms: 1_000,
+            request_loss_pct: Percent::of(0),
+            response_loss_pct: Percent::of(0),
+            latency_ms: DelayMs::of(40),
+            phone_timeout_ms: TimeoutMs::of(5_000),
+            auto_retries: Retries::of(0),
+            retry_backoff_ms: DelayMs::of(1_000),
             lb_retry: false,
-            gateway_latency_ms: 300,
+            gateway_latency_ms: DelayMs::of(300),
             crash: CrashPoint::ALL
                 .into_iter()
                 .map(|c| (c, CrashMode::Off))
@@ -139,46 +210,187 @@ impl Default for Faults {
     }
 }
 
-/// Longest delay any fault setting accepts: ten virtual minutes.
-pub const MAX_DELAY_MS: i64 = 600_000;
-
 impl Faults {
     pub fn crash_mode(&self, point: CrashPoint) -> CrashMode {
         self.crash.get(&point).copied().unwrap_or_default()
     }
 
-    /// Validates a `PUT …/faults` body (any subset of ids; `crash` any subset of points) and
-    /// returns the settings it would give, or the first bad field. `self` is untouched.
-    pub fn patched(&self, body: &serde_json::Value) -> Result<Faults, FieldError> {
+    /// The settings `patch` gives: what it names changes, the rest stays.
+    pub fn apply(&self, patch: &FaultsPatch) -> Faults {
+        let FaultsPatch {
+            request_loss_pct,
+            response_loss_pct,
+            latency_ms,
+            phone_timeout_ms,
+            auto_retries,
+            retry_backoff_ms,
+            lb_retry,
+            gateway_latency_ms,
+            crash,
+        } = patch;
         let mut next = self.clone();
-        for (key, value) in expect_object(body)? {
-            let k = key.as_str();
-            match k {
-                "request_loss_pct" => next.request_loss_pct = int_in(k, value, 0, 100)?,
-                "response_loss_pct" => next.response_loss_pct = int_in(k, value, 0, 100)?,
-                "latency_ms" => next.latency_ms = int_in(k, value, 0, MAX_DELAY_MS)?,
-                "phone_timeout_ms" => next.phone_timeout_ms = int_in(k, value, 100, MAX_DELAY_MS)?,
-                "auto_retries" => next.auto_retries = int_in(k, value, 0, 5)?,
-                "retry_backoff_ms" => next.retry_backoff_ms = int_in(k, value, 0, MAX_DELAY_MS)?,
-                "lb_retry" => next.lb_retry = boolean(k, value)?,
-                "gateway_latency_ms" => {
-                    next.gateway_latency_ms = int_in(k, value, 0, MAX_DELAY_MS)?
-                }
-                "crash" => {
-                    let points = value.as_object().ok_or_else(|| {
-                        FieldError::new("crash", "expected an object of crash points")
-                    })?;
-                    for (name, mode) in points {
-                        let field = format!("crash.{name}");
-                        let point = CrashPoint::from_id(name)
-                            .ok_or_else(|| FieldError::new(field.clone(), "unknown crash point"))?;
-                        next.crash.insert(point, CrashMode::parse(&field, mode)?);
-                    }
-                }
-                _ => return Err(FieldError::new(key.clone(), "unknown fault")),
+        fn set<T: Copy>(to: &mut T, from: &Option<T>) {
+            if let Some(v) = from {
+                *to = *v;
             }
         }
-        Ok(next)
+        set(&mut next.request_loss_pct, request_loss_pct);
+        set(&mut next.response_loss_pct, response_loss_pct);
+        set(&mut next.latency_ms, latency_ms);
+        set(&mut next.phone_timeout_ms, phone_timeout_ms);
+        set(&mut next.auto_retries, auto_retries);
+        set(&mut next.retry_backoff_ms, retry_backoff_ms);
+        set(&mut next.lb_retry, lb_retry);
+        set(&mut next.gateway_latency_ms, gateway_latency_ms);
+        for (point, mode) in crash.iter().flat_map(CrashPatch::entries) {
+            if let Some(mode) = mode {
+                next.crash.insert(point, mode);
+            }
+        }
+        next
+    }
+}
+
+patch! {
+    /// A change to some faults: the body of `PUT …/faults`, a rerun's `{"faults": …}` input
+    /// and a scenario's preset. Each field is a fault's id (docs/reference.md §4).
+    pub struct FaultsPatch {
+        request_loss_pct: Percent,
+        response_loss_pct: Percent,
+        latency_ms: DelayMs,
+        phone_timeout_ms: TimeoutMs,
+        auto_retries: Retries,
+        retry_backoff_ms: DelayMs,
+        lb_retry: bool,
+        gateway_latency_ms: DelayMs,
+        crash: CrashPatch,
+    }
+}
+
+patch! {
+    /// A change to some crash points: `crash` in a [`FaultsPatch`].
+    pub struct CrashPatch {
+        api_after_claim: CrashMode,
+        api_after_commit: CrashMode,
+        relay_after_publish: CrashMode,
+        broker_ack_lost: CrashMode,
+        fraud_before_commit: CrashMode,
+        consumer_before_offset_commit: CrashMode,
+    }
+}
+
+impl CrashPatch {
+    fn slot(&mut self, point: CrashPoint) -> &mut Option<CrashMode> {
+        match point {
+            CrashPoint::ApiAfterClaim => &mut self.api_after_claim,
+            CrashPoint::ApiAfterCommit => &mut self.api_after_commit,
+            CrashPoint::RelayAfterPublish => &mut self.relay_after_publish,
+            CrashPoint::BrokerAckLost => &mut self.broker_ack_lost,
+            CrashPoint::FraudBeforeCommit => &mut self.fraud_before_commit,
+            CrashPoint::ConsumerBeforeOffsetCommit => &mut self.consumer_before_offset_commit,
+        }
+    }
+
+    /// Each crash point, in [`CrashPoint::ALL`]'s order, with what this change sets it to.
+    pub fn entries(&self) -> [(CrashPoint, Option<CrashMode>); 6] {
+        [
+            (CrashPoint::ApiAfterClaim, self.api_after_claim),
+            (CrashPoint::ApiAfterCommit, self.api_after_commit),
+            (CrashPoint::RelayAfterPublish, self.relay_after_publish),
+            (CrashPoint::BrokerAckLost, self.broker_ack_lost),
+            (CrashPoint::FraudBeforeCommit, self.fraud_before_commit),
+            (
+                CrashPoint::ConsumerBeforeOffsetCommit,
+                self.consumer_before_offset_commit,
+            ),
+        ]
+    }
+}
+
+impl FaultsPatch {
+    /// A change to the crash points named.
+    pub fn crash(points: &[CrashPoint], mode: CrashMode) -> FaultsPatch {
+        let mut crash = CrashPatch::default();
+        for point in points {
+            *crash.slot(*point) = Some(mode);
+        }
+        FaultsPatch {
+            crash: Some(crash),
+            ..FaultsPatch::default()
+        }
+    }
+
+    /// Both losses, requests and answers, at one chance.
+    pub fn loss(chance: Percent) -> FaultsPatch {
+        FaultsPatch {
+            request_loss_pct: Some(chance),
+            response_loss_pct: Some(chance),
+            ..FaultsPatch::default()
+        }
+    }
+}
+
+/// The faults set with a number: each one's id, its value, and the change that sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumberFault {
+    RequestLossPct,
+    ResponseLossPct,
+    LatencyMs,
+    PhoneTimeoutMs,
+    AutoRetries,
+    RetryBackoffMs,
+    GatewayLatencyMs,
+}
+
+impl NumberFault {
+    pub fn id(self) -> &'static str {
+        match self {
+            NumberFault::RequestLossPct => "request_loss_pct",
+            NumberFault::ResponseLossPct => "response_loss_pct",
+            NumberFault::LatencyMs => "latency_ms",
+            NumberFault::PhoneTimeoutMs => "phone_timeout_ms",
+            NumberFault::AutoRetries => "auto_retries",
+            NumberFault::RetryBackoffMs => "retry_backoff_ms",
+            NumberFault::GatewayLatencyMs => "gateway_latency_ms",
+        }
+    }
+
+    pub fn read(self, f: &Faults) -> i64 {
+        match self {
+            NumberFault::RequestLossPct => f.request_loss_pct.get(),
+            NumberFault::ResponseLossPct => f.response_loss_pct.get(),
+            NumberFault::LatencyMs => f.latency_ms.get(),
+            NumberFault::PhoneTimeoutMs => f.phone_timeout_ms.get(),
+            NumberFault::AutoRetries => f.auto_retries.get(),
+            NumberFault::RetryBackoffMs => f.retry_backoff_ms.get(),
+            NumberFault::GatewayLatencyMs => f.gateway_latency_ms.get(),
+        }
+    }
+
+    /// The change that sets this fault to `value`, or why `value` does not fit it.
+    pub fn patch(self, value: i64) -> Result<FaultsPatch, FieldError> {
+        let out = |e: super::typed::OutOfRange| FieldError::new(self.id(), e.to_string());
+        let mut p = FaultsPatch::default();
+        match self {
+            NumberFault::RequestLossPct => {
+                p.request_loss_pct = Some(value.try_into().map_err(out)?)
+            }
+            NumberFault::ResponseLossPct => {
+                p.response_loss_pct = Some(value.try_into().map_err(out)?)
+            }
+            NumberFault::LatencyMs => p.latency_ms = Some(value.try_into().map_err(out)?),
+            NumberFault::PhoneTimeoutMs => {
+                p.phone_timeout_ms = Some(value.try_into().map_err(out)?)
+            }
+            NumberFault::AutoRetries => p.auto_retries = Some(value.try_into().map_err(out)?),
+            NumberFault::RetryBackoffMs => {
+                p.retry_backoff_ms = Some(value.try_into().map_err(out)?)
+            }
+            NumberFault::GatewayLatencyMs => {
+                p.gateway_latency_ms = Some(value.try_into().map_err(out)?)
+            }
+        }
+        Ok(p)
     }
 }
 
@@ -190,8 +402,8 @@ mod tests {
     #[test]
     fn defaults_are_a_healthy_network() {
         let f = Faults::default();
-        assert_eq!(f.phone_timeout_ms, 5_000);
-        assert_eq!(f.request_loss_pct, 0);
+        assert_eq!(f.phone_timeout_ms.get(), 5_000);
+        assert_eq!(f.request_loss_pct.get(), 0);
         for c in CrashPoint::ALL {
             assert_eq!(f.crash_mode(c), CrashMode::Off);
             assert_eq!(CrashPoint::from_id(c.id()), Some(c));
@@ -204,14 +416,15 @@ mod tests {
 
     #[test]
     fn a_patch_changes_only_what_it_names() {
-        let f = Faults::default()
-            .patched(&json!({
+        let f = Faults::default().apply(
+            &read_body(&json!({
                 "response_loss_pct": 100,
                 "lb_retry": true,
                 "crash": {"api_after_claim": "once", "relay_after_publish": 0.25}
             }))
-            .unwrap();
-        assert_eq!(f.response_loss_pct, 100);
+            .unwrap(),
+        );
+        assert_eq!(f.response_loss_pct.get(), 100);
         assert!(f.lb_retry);
         assert_eq!(f.crash_mode(CrashPoint::ApiAfterClaim), CrashMode::Once);
         assert_eq!(
@@ -224,7 +437,6 @@ mod tests {
 
     #[test]
     fn bad_patches_name_the_field() {
-        let f = Faults::default();
         let cases = [
             (json!({"request_loss_pct": 101}), "request_loss_pct"),
             (json!({"request_loss_pct": -1}), "request_loss_pct"),
@@ -247,10 +459,47 @@ mod tests {
                 "crash.api_after_claim",
             ),
             (json!({"packet_loss": 5}), "packet_loss"),
+            (json!({"latency_ms": null}), "latency_ms"),
             (json!("loss"), "(body)"),
         ];
         for (body, field) in cases {
-            assert_eq!(f.patched(&body).unwrap_err().field, field, "{body}");
+            let err = read_body::<FaultsPatch>(&body).unwrap_err();
+            assert_eq!(err.field, field, "{body}");
         }
+    }
+
+    #[test]
+    fn a_patch_names_every_fault_and_crash_point_by_its_id() {
+        let all = serde_json::to_value(Faults::default()).unwrap();
+        let patch: FaultsPatch = read_body(&all).unwrap();
+        assert_eq!(serde_json::to_value(&patch).unwrap(), all);
+        assert_eq!(Faults::default().apply(&patch), Faults::default());
+        let order: Vec<CrashPoint> = CrashPatch::default()
+            .entries()
+            .iter()
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(order, CrashPoint::ALL);
+        for n in [
+            NumberFault::RequestLossPct,
+            NumberFault::ResponseLossPct,
+            NumberFault::LatencyMs,
+            NumberFault::PhoneTimeoutMs,
+            NumberFault::AutoRetries,
+            NumberFault::RetryBackoffMs,
+            NumberFault::GatewayLatencyMs,
+        ] {
+            let v = n.read(&Faults::default());
+            assert_eq!(
+                serde_json::to_value(n.patch(v).unwrap()).unwrap(),
+                json!({ n.id(): v })
+            );
+            assert_eq!(n.patch(-1).unwrap_err().field, n.id());
+        }
+        let once = FaultsPatch::crash(&[CrashPoint::BrokerAckLost], CrashMode::Once);
+        assert_eq!(
+            serde_json::to_value(once).unwrap(),
+            json!({"crash": {"broker_ack_lost": "once"}})
+        );
     }
 }

@@ -26,12 +26,13 @@ pub mod safeguard;
 pub mod scenario;
 pub mod state;
 pub mod transfer;
+pub mod typed;
 
 pub use clock::{ClockCommand, ClockMode, ClockState};
 pub use event::{EventKind, Outcome, TimelineEvent};
-pub use fault::{CrashMode, CrashPoint, Faults};
+pub use fault::{CrashMode, CrashPoint, Faults, FaultsPatch};
 pub use layer::Layer;
-pub use safeguard::{Safeguard, SafeguardValue, Safeguards};
+pub use safeguard::{Safeguard, SafeguardValue, Safeguards, SafeguardsPatch};
 pub use state::{Balances, Damage, SandboxState, Verdict};
 pub use transfer::{Receipt, TransferBody};
 
@@ -56,7 +57,6 @@ impl FieldError {
     }
 }
 
-/// Parses a JSON body that must be an object, naming the problem when it is not.
 /// A typed number's digits as ASCII: Bangla digits (০–৯) become 0–9, everything else stays,
 /// for the parsers of amounts, quiz answers and calculator fields to read either script.
 pub fn ascii_digits(text: &str) -> String {
@@ -68,6 +68,7 @@ pub fn ascii_digits(text: &str) -> String {
         .collect()
 }
 
+/// Parses a JSON body that must be an object, naming the problem when it is not.
 pub fn expect_object(
     body: &serde_json::Value,
 ) -> Result<&serde_json::Map<String, serde_json::Value>, FieldError> {

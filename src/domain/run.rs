@@ -6,7 +6,10 @@ use serde::{Deserialize, Serialize};
 use super::phone::AppSignal;
 use super::pipeline::Consumer;
 use super::transfer::{IdempotencyKey, USERS};
-use super::{expect_object, int_in, ClockCommand, Faults, FieldError, Safeguards, TransferBody};
+use super::typed::read_body;
+use super::{
+    expect_object, int_in, ClockCommand, FaultsPatch, FieldError, SafeguardsPatch, TransferBody,
+};
 
 /// One outside input, where it arrived: the virtual time and how many steps had run before it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -117,9 +120,9 @@ pub enum Input {
     /// What the phone app reported about a tap.
     App(AppSignal),
     /// A `PUT …/safeguards` body.
-    Safeguards(serde_json::Value),
+    Safeguards(SafeguardsPatch),
     /// A `PUT …/faults` body.
-    Faults(serde_json::Value),
+    Faults(FaultsPatch),
     /// A consumer group rewound by time.
     Replay {
         consumer: Consumer,
@@ -193,11 +196,10 @@ fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
     let inner = |e: FieldError| FieldError::new(format!("{kind}.{}", e.field), e.message);
     match kind.as_str() {
         "transfer" => check_transfer(body).map_err(inner),
-        "safeguards" => Safeguards::default()
-            .patched(body)
+        "safeguards" => read_body::<SafeguardsPatch>(body)
             .map(|_| ())
             .map_err(inner),
-        "faults" => Faults::default().patched(body).map(|_| ()).map_err(inner),
+        "faults" => read_body::<FaultsPatch>(body).map(|_| ()).map_err(inner),
         "replay" => check_replay(body).map(|_| ()).map_err(inner),
         "app" => AppSignal::parse(body).map(|_| ()).map_err(inner),
         "scenario" => check_scenario(body).map_err(inner),

@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{boolean, expect_object, int_in, FieldError, Layer};
+#[cfg(test)]
+use super::typed::read_body;
+use super::typed::{bounded, patch};
+use super::{FieldError, Layer};
 
 /// One safeguard, by its id in docs/reference.md §3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -35,6 +38,13 @@ pub enum SafeguardValue {
 
 /// Longest window a setting accepts: a year, far past anything the lesson discusses.
 pub const MAX_WINDOW_HOURS: i64 = 24 * 366;
+
+bounded!(
+    /// A key window or an inbox window, in hours: 1 to [`MAX_WINDOW_HOURS`].
+    WindowHours,
+    1,
+    MAX_WINDOW_HOURS
+);
 
 impl Safeguard {
     /// All fourteen, in the order a transfer meets them.
@@ -119,15 +129,6 @@ impl Safeguard {
             _ => SafeguardValue::On(true),
         }
     }
-
-    fn parse(self, value: &serde_json::Value) -> Result<SafeguardValue, FieldError> {
-        match self.default_value() {
-            SafeguardValue::On(_) => boolean(self.id(), value).map(SafeguardValue::On),
-            SafeguardValue::Hours(_) => {
-                int_in(self.id(), value, 1, MAX_WINDOW_HOURS).map(SafeguardValue::Hours)
-            }
-        }
-    }
 }
 
 /// The setting of every safeguard in one sandbox. Serialises as `{"button_guard": true, …,
@@ -181,16 +182,120 @@ impl Safeguards {
         Safeguard::ALL.into_iter().map(|s| (s, self.get(s)))
     }
 
-    /// Validates a `PUT …/safeguards` body (any subset of ids) and returns the settings it would
-    /// give, or the first bad field. `self` is untouched either way.
-    pub fn patched(&self, body: &serde_json::Value) -> Result<Safeguards, FieldError> {
+    /// The settings `patch` gives: what it names changes, the rest stays.
+    pub fn apply(&self, patch: &SafeguardsPatch) -> Safeguards {
         let mut next = self.clone();
-        for (key, value) in expect_object(body)? {
-            let safeguard = Safeguard::from_id(key)
-                .ok_or_else(|| FieldError::new(key.clone(), "unknown safeguard"))?;
-            next.0.insert(safeguard, safeguard.parse(value)?);
+        for (safeguard, value) in patch.entries() {
+            if let Some(value) = value {
+                next.0.insert(safeguard, value);
+            }
         }
-        Ok(next)
+        next
+    }
+}
+
+patch! {
+    /// A change to some safeguards: the body of `PUT …/safeguards`, a rerun's
+    /// `{"safeguards": …}` input and a scenario's preset. Each field is a safeguard's id.
+    pub struct SafeguardsPatch {
+        button_guard: bool,
+        key_persistence: bool,
+        idempotency_table: bool,
+        atomic_claim: bool,
+        fingerprint_check: bool,
+        stuck_recovery: bool,
+        window_hours: WindowHours,
+        ledger_unique: bool,
+        outbox: bool,
+        idempotent_producer: bool,
+        transactions: bool,
+        wallet_inbox: bool,
+        sms_inbox: bool,
+        inbox_window_hours: WindowHours,
+    }
+}
+
+impl SafeguardsPatch {
+    /// Each safeguard, in [`Safeguard::ALL`]'s order, with what this change sets it to.
+    pub fn entries(&self) -> [(Safeguard, Option<SafeguardValue>); 14] {
+        let on = |v: Option<bool>| v.map(SafeguardValue::On);
+        let hours = |v: Option<WindowHours>| v.map(|h| SafeguardValue::Hours(h.get()));
+        [
+            (Safeguard::ButtonGuard, on(self.button_guard)),
+            (Safeguard::KeyPersistence, on(self.key_persistence)),
+            (Safeguard::IdempotencyTable, on(self.idempotency_table)),
+            (Safeguard::AtomicClaim, on(self.atomic_claim)),
+            (Safeguard::FingerprintCheck, on(self.fingerprint_check)),
+            (Safeguard::StuckRecovery, on(self.stuck_recovery)),
+            (Safeguard::WindowHours, hours(self.window_hours)),
+            (Safeguard::LedgerUnique, on(self.ledger_unique)),
+            (Safeguard::Outbox, on(self.outbox)),
+            (Safeguard::IdempotentProducer, on(self.idempotent_producer)),
+            (Safeguard::Transactions, on(self.transactions)),
+            (Safeguard::WalletInbox, on(self.wallet_inbox)),
+            (Safeguard::SmsInbox, on(self.sms_inbox)),
+            (Safeguard::InboxWindowHours, hours(self.inbox_window_hours)),
+        ]
+    }
+
+    /// Every switch on or every switch off (the windows as they are).
+    pub fn every_switch(on: bool) -> SafeguardsPatch {
+        let mut patch = SafeguardsPatch::default();
+        for s in Safeguard::ALL {
+            if let Some(slot) = patch.switch(s) {
+                *slot = Some(on);
+            }
+        }
+        patch
+    }
+
+    /// A change to one safeguard, or why that value does not fit it (a switch given hours, a
+    /// window given a switch's value or hours out of range).
+    pub fn one(safeguard: Safeguard, value: SafeguardValue) -> Result<SafeguardsPatch, FieldError> {
+        let mut patch = SafeguardsPatch::default();
+        let wrong = |message: String| FieldError::new(safeguard.id(), message);
+        match value {
+            SafeguardValue::On(on) => {
+                *patch
+                    .switch(safeguard)
+                    .ok_or_else(|| wrong("expected a number of hours".into()))? = Some(on);
+            }
+            SafeguardValue::Hours(hours) => {
+                let hours = WindowHours::try_from(hours).map_err(|e| wrong(e.to_string()))?;
+                *patch
+                    .window(safeguard)
+                    .ok_or_else(|| wrong("expected true or false".into()))? = Some(hours);
+            }
+        }
+        Ok(patch)
+    }
+
+    /// A switch's field, or `None` for a window.
+    fn switch(&mut self, safeguard: Safeguard) -> Option<&mut Option<bool>> {
+        Some(match safeguard {
+            Safeguard::ButtonGuard => &mut self.button_guard,
+            Safeguard::KeyPersistence => &mut self.key_persistence,
+            Safeguard::IdempotencyTable => &mut self.idempotency_table,
+            Safeguard::AtomicClaim => &mut self.atomic_claim,
+            Safeguard::FingerprintCheck => &mut self.fingerprint_check,
+            Safeguard::StuckRecovery => &mut self.stuck_recovery,
+            Safeguard::LedgerUnique => &mut self.ledger_unique,
+            Safeguard::Outbox => &mut self.outbox,
+            Safeguard::IdempotentProducer => &mut self.idempotent_producer,
+            Safeguard::Transactions => &mut self.transactions,
+            Safeguard::WalletInbox => &mut self.wallet_inbox,
+            Safeguard::SmsInbox => &mut self.sms_inbox,
+            Safeguard::WindowHours | Safeguard::InboxWindowHours => return None,
+        })
+    }
+
+    /// A window's field, or `None` for a switch.
+    fn window(&mut self, safeguard: Safeguard) -> Option<&mut Option<WindowHours>> {
+        match safeguard {
+            Safeguard::WindowHours => Some(&mut self.window_hours),
+            Safeguard::InboxWindowHours => Some(&mut self.inbox_window_hours),
+            _ => None,
+        }
     }
 }
 
@@ -204,9 +309,7 @@ mod tests {
         assert!(Safeguard::ALL
             .iter()
             .all(|s| on.inactive_because(*s).is_none()));
-        let off = on
-            .patched(&serde_json::json!({"idempotency_table": false}))
-            .unwrap();
+        let off = on.apply(&read_body(&serde_json::json!({"idempotency_table": false})).unwrap());
         let inactive: Vec<&str> = Safeguard::ALL
             .into_iter()
             .filter(|s| off.inactive_because(*s) == Some(Safeguard::IdempotencyTable))
@@ -250,8 +353,7 @@ mod tests {
     #[test]
     fn a_patch_changes_only_what_it_names() {
         let s = Safeguards::default()
-            .patched(&json!({"atomic_claim": false, "window_hours": 24}))
-            .unwrap();
+            .apply(&read_body(&json!({"atomic_claim": false, "window_hours": 24})).unwrap());
         assert!(!s.is_on(Safeguard::AtomicClaim));
         assert_eq!(s.hours(Safeguard::WindowHours), 24);
         assert!(s.is_on(Safeguard::IdempotencyTable));
@@ -259,7 +361,6 @@ mod tests {
 
     #[test]
     fn bad_patches_name_the_field() {
-        let s = Safeguards::default();
         let cases = [
             (json!({"atomic_clam": false}), "atomic_clam"),
             (json!({"atomic_claim": "no"}), "atomic_claim"),
@@ -268,11 +369,33 @@ mod tests {
             (json!({"window_hours": 48.5}), "window_hours"),
             (json!({"window_hours": true}), "window_hours"),
             (json!({"inbox_window_hours": 100000}), "inbox_window_hours"),
+            (json!({"outbox": null}), "outbox"),
             (json!([1, 2]), "(body)"),
         ];
         for (body, field) in cases {
-            let err = s.patched(&body).unwrap_err();
+            let err = read_body::<SafeguardsPatch>(&body).unwrap_err();
             assert_eq!(err.field, field, "{body}");
         }
+    }
+
+    #[test]
+    fn a_patch_names_every_safeguard_by_its_id_in_order() {
+        let mut all = serde_json::Map::new();
+        for s in Safeguard::ALL {
+            all.insert(
+                s.id().into(),
+                serde_json::to_value(s.default_value()).unwrap(),
+            );
+        }
+        let patch: SafeguardsPatch = read_body(&all.clone().into()).unwrap();
+        let order: Vec<Safeguard> = patch.entries().iter().map(|(s, _)| *s).collect();
+        assert_eq!(order, Safeguard::ALL);
+        assert_eq!(
+            serde_json::to_value(&patch).unwrap(),
+            serde_json::Value::from(all)
+        );
+        assert_eq!(Safeguards::default().apply(&patch), Safeguards::default());
+        assert!(SafeguardsPatch::one(Safeguard::Outbox, SafeguardValue::Hours(5)).is_err());
+        assert!(SafeguardsPatch::one(Safeguard::WindowHours, SafeguardValue::Hours(0)).is_err());
     }
 }

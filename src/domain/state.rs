@@ -217,7 +217,6 @@ pub struct SandboxState {
     #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub safeguards: Safeguards,
     /// Every fault by id (docs/reference.md §4), `crash` a map of crash points.
-    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub faults: Faults,
     pub balances: Balances,
     /// Every table of every store, as `"store.table": [rows…]`.
@@ -613,14 +612,15 @@ mod tests {
     #[test]
     fn a_reset_puts_every_setting_back_to_its_default() {
         let mut s = state_with_log(vec![]);
-        s.safeguards = s
-            .safeguards
-            .patched(&json!({"key_persistence": false, "ledger_unique": false}))
-            .unwrap();
+        s.safeguards = s.safeguards.apply(
+            &crate::domain::typed::read_body(
+                &json!({"key_persistence": false, "ledger_unique": false}),
+            )
+            .unwrap(),
+        );
         s.faults = s
             .faults
-            .patched(&json!({"response_loss_pct": 100}))
-            .unwrap();
+            .apply(&crate::domain::typed::read_body(&json!({"response_loss_pct": 100})).unwrap());
         s.balances.payments.insert("shimul".into(), 1_500);
         s.settle_reset();
         assert_eq!(

@@ -22,7 +22,6 @@ use std::time::Instant;
 
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
-use serde_json::json;
 use uuid::Uuid;
 
 use super::calls::TransferRequest;
@@ -32,8 +31,11 @@ use crate::domain::day::{
     arrival_ms, in_rush, transfers_at, DayGuards, DayReport, DayRun, DayStatus, AMOUNT,
     CRASH_CHANCE, CUSTOMERS, MAX_RETRIES, RETRY_AFTER_MS, RUSH_LOSS_PCT,
 };
+use crate::domain::fault::Percent;
 use crate::domain::transfer::IdempotencyKey;
-use crate::domain::{ClockCommand, ClockMode, CrashPoint, Safeguard, SafeguardValue, TransferBody};
+use crate::domain::{
+    ClockCommand, ClockMode, CrashMode, CrashPoint, FaultsPatch, SafeguardsPatch, TransferBody,
+};
 
 /// The seed of every day's sandboxes: the same day on every server.
 pub const SEED: u64 = 88_412;
@@ -192,18 +194,16 @@ async fn run_once(
     let sandbox = sandbox::create(scratch.dir(), id, SEED, ClockMode::Paused, options).await?;
     scratch.keep(sandbox.clone());
     if guards == DayGuards::Off {
-        let off: serde_json::Map<_, _> = Safeguard::ALL
-            .into_iter()
-            .filter(|s| matches!(s.default_value(), SafeguardValue::On(_)))
-            .map(|s| (s.id().to_owned(), json!(false)))
-            .collect();
-        sandbox.set_safeguards(off.into()).await?;
+        sandbox
+            .set_safeguards(SafeguardsPatch::every_switch(false))
+            .await?;
     }
-    let crash: serde_json::Map<_, _> = CrashPoint::ALL
-        .into_iter()
-        .map(|c| (c.id().to_owned(), json!(CRASH_CHANCE)))
-        .collect();
-    sandbox.set_faults(json!({ "crash": crash })).await?;
+    sandbox
+        .set_faults(FaultsPatch::crash(
+            &CrashPoint::ALL,
+            CrashMode::Probability(CRASH_CHANCE),
+        ))
+        .await?;
     let keep = guards == DayGuards::On;
     let start = sandbox.watch_clock().borrow().now_ms;
     let mut now = start;
@@ -242,7 +242,7 @@ async fn run_once(
             rush = !rush;
             let loss = if rush { RUSH_LOSS_PCT } else { 0 };
             sandbox
-                .set_faults(json!({"request_loss_pct": loss, "response_loss_pct": loss}))
+                .set_faults(FaultsPatch::loss(Percent::of(loss)))
                 .await?;
         }
         let mut sends = Vec::new();

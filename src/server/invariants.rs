@@ -314,9 +314,9 @@ mod tests {
     fn a_promise_broken_once_stays_broken_until_a_reset() {
         let p = Promises::all().after(&Safeguards::default());
         assert_eq!(p, Promises::all());
-        let guards = Safeguards::default()
-            .patched(&serde_json::json!({"ledger_unique": false}))
-            .unwrap();
+        let guards = Safeguards::default().apply(
+            &crate::domain::typed::read_body(&serde_json::json!({"ledger_unique": false})).unwrap(),
+        );
         let broken = p.after(&guards);
         assert!(!broken.one_debit_per_intent);
         assert!(broken.money_conserved);
@@ -328,9 +328,10 @@ mod tests {
 
     #[test]
     fn a_short_inbox_window_breaks_the_money_promise() {
-        let guards = Safeguards::default()
-            .patched(&serde_json::json!({"inbox_window_hours": 24}))
-            .unwrap();
+        let guards = Safeguards::default().apply(
+            &crate::domain::typed::read_body(&serde_json::json!({"inbox_window_hours": 24}))
+                .unwrap(),
+        );
         let p = Promises::all().after(&guards);
         assert!(!p.money_conserved);
         assert!(p.one_debit_per_intent);

@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 use super::calls::{ApiReply, ApiStep, Attempt, Req};
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
+use crate::domain::event::Facts;
 use crate::domain::{EventKind, Layer, Outcome};
 
 /// API instances behind the load balancer.
@@ -143,7 +144,7 @@ pub async fn run(
     step: NetStep,
     cx: &mut Cx<'_, Step>,
 ) -> Result<(), sqlx::Error> {
-    let latency = world.faults.latency_ms;
+    let latency = world.faults.latency_ms.get();
     match step {
         NetStep::Send { call, req } => {
             let key = Some(req.key.to_string());
@@ -155,7 +156,7 @@ pub async fn run(
                 json!({"call": call, "user": req.user, "to": req.body.to, "amount": req.body.amount,
                        "intent": req.intent}),
             );
-            let timeout = world.faults.phone_timeout_ms;
+            let timeout = world.faults.phone_timeout_ms.get();
             cx.schedule_in(
                 timeout,
                 Step::Net(NetStep::CallerTimeout {
@@ -163,7 +164,7 @@ pub async fn run(
                     key: req.key.to_string(),
                 }),
             );
-            if lost(world.faults.request_loss_pct, cx) {
+            if lost(world.faults.request_loss_pct.get(), cx) {
                 cx.record(
                     Layer::Network,
                     EventKind::RequestLost,
@@ -234,7 +235,7 @@ pub async fn run(
                     EventKind::LbLateAnswerDropped,
                     Some(key),
                     Outcome::Lost,
-                    json!({"call": call, "attempt": attempt, "status": reply.status}),
+                    Facts::answered(reply.status).with(json!({"call": call, "attempt": attempt})),
                 );
                 return Ok(());
             };
@@ -250,7 +251,8 @@ pub async fn run(
                         EventKind::ResponseDelivered,
                         Some(key),
                         Outcome::Ok,
-                        json!({"call": call, "status": reply.status, "replayed": reply.replayed}),
+                        Facts::answered(reply.status)
+                            .with(json!({"call": call, "replayed": reply.replayed})),
                     );
                     let _ = tx.send(reply);
                 }
@@ -259,7 +261,7 @@ pub async fn run(
                     EventKind::ResponseTooLate,
                     Some(key),
                     Outcome::Lost,
-                    json!({"call": call, "status": reply.status}),
+                    Facts::answered(reply.status).with(json!({"call": call})),
                 ),
             }
             world.net.settle(call);
@@ -271,7 +273,7 @@ pub async fn run(
                     EventKind::CallerTimedOut,
                     Some(key),
                     Outcome::Unknown,
-                    json!({"call": call, "after_ms": world.faults.phone_timeout_ms}),
+                    json!({"call": call, "after_ms": world.faults.phone_timeout_ms.get()}),
                 );
                 let _ = tx.send(ApiReply::no_response(
                     "no answer came back in time: the transfer may or may not have happened",
@@ -332,18 +334,18 @@ fn route(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut Cx<'_
 
 /// Sends an answer back across the network, where it may be lost.
 fn respond(world: &mut LabWorld, call: u64, key: String, reply: ApiReply, cx: &mut Cx<'_, Step>) {
-    if lost(world.faults.response_loss_pct, cx) {
+    if lost(world.faults.response_loss_pct.get(), cx) {
         cx.record(
             Layer::Network,
             EventKind::ResponseLost,
             Some(key),
             Outcome::Lost,
-            json!({"call": call, "status": reply.status}),
+            Facts::answered(reply.status).with(json!({"call": call})),
         );
         world.net.settle(call);
     } else {
         cx.schedule_in(
-            world.faults.latency_ms,
+            world.faults.latency_ms.get(),
             Step::Net(NetStep::Deliver { call, key, reply }),
         );
     }

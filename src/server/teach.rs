@@ -9,7 +9,7 @@ use super::classes::now_ms;
 use super::error::LabError;
 use super::sandboxes::Sandboxes;
 use crate::domain::class::{ClassCode, ClassView, Push, PushReport};
-use crate::domain::{ClockCommand, ClockMode};
+use crate::domain::{ClockCommand, ClockMode, SafeguardValue, SafeguardsPatch};
 
 /// A student joins a class under a name: a new sandbox of their own (with the id the balancer
 /// names, if any), tied to the class. Returns the sandbox's id.
@@ -98,7 +98,7 @@ pub async fn push(
             match push {
                 Push::Preset { .. } => handle.load_scenario(preset.expect("checked above")).await?,
                 Push::Safeguard { safeguard, on } => handle
-                    .set_safeguards(serde_json::json!({ safeguard.id(): on }))
+                    .set_safeguards(SafeguardsPatch::one(safeguard, SafeguardValue::On(on))?)
                     .await
                     .map(drop)?,
                 Push::Freeze { frozen } => handle

@@ -367,7 +367,10 @@ async fn a_crashed_batch_goes_round_whole_and_every_event_is_logged_once_in_orde
     });
     sandbox
         .set_faults(
-            json!({"crash": {"fraud_before_commit": "always", "broker_ack_lost": "always"}}),
+            pocketpay_lab::domain::typed::read_body(
+                &json!({"crash": {"fraud_before_commit": "always", "broker_ack_lost": "always"}}),
+            )
+            .unwrap(),
         )
         .await
         .unwrap();
@@ -409,7 +412,12 @@ async fn a_crashed_batch_goes_round_whole_and_every_event_is_logged_once_in_orde
     );
 
     sandbox
-        .set_faults(json!({"crash": {"fraud_before_commit": "off"}}))
+        .set_faults(
+            pocketpay_lab::domain::typed::read_body(
+                &json!({"crash": {"fraud_before_commit": "off"}}),
+            )
+            .unwrap(),
+        )
         .await
         .unwrap();
     jump(60).await.unwrap();

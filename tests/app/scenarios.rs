@@ -66,12 +66,12 @@ async fn every_preset_sets_what_its_scenario_needs_in_both_variants() {
 
             let state = lab.state(&id).await;
             assert_eq!(state["seed"], want.seed, "scenario {n}");
-            let safeguards = Safeguards::default().patched(&want.safeguards).unwrap();
+            let safeguards = Safeguards::default().apply(&want.safeguards);
             assert_eq!(
                 state["safeguards"],
                 serde_json::to_value(&safeguards).unwrap()
             );
-            let faults = Faults::default().patched(&want.faults).unwrap();
+            let faults = Faults::default().apply(&want.faults);
             assert_eq!(state["faults"], serde_json::to_value(&faults).unwrap());
             assert_eq!(state["clock"]["speed"], want.speed);
             assert_eq!(state["clock"]["mode"], "live");

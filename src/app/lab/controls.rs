@@ -8,7 +8,8 @@ use super::stream::LabStream;
 use super::{change_faults, change_safeguards};
 use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_id};
-use crate::domain::Faults;
+use crate::domain::fault::NumberFault;
+use crate::domain::{FaultsPatch, SafeguardsPatch};
 
 /// Why the last change did not happen, shown where the instructor can read it (in the page's
 /// language at the time it is read, so a language switch translates it too).
@@ -33,8 +34,8 @@ impl Problem {
     }
 }
 
-/// Sends a faults change (`{"latency_ms": 40}` …); the answer updates the screen.
-pub fn apply_faults(live: &LabStream, changes: serde_json::Value, error: ControlError) {
+/// Sends a faults change; the answer updates the screen.
+pub fn apply_faults(live: &LabStream, changes: FaultsPatch, error: ControlError) {
     let live = live.clone();
     leptos::task::spawn_local(async move {
         match change_faults(live.sandbox(), changes).await {
@@ -48,7 +49,7 @@ pub fn apply_faults(live: &LabStream, changes: serde_json::Value, error: Control
 }
 
 /// Sends a safeguards change; the answer updates the screen.
-pub fn apply_safeguards(live: &LabStream, changes: serde_json::Value, error: ControlError) {
+pub fn apply_safeguards(live: &LabStream, changes: SafeguardsPatch, error: ControlError) {
     let live = live.clone();
     leptos::task::spawn_local(async move {
         match change_safeguards(live.sandbox(), changes).await {
@@ -75,12 +76,11 @@ pub fn ErrorLine(error: ControlError) -> impl IntoView {
 #[component]
 pub fn FaultRange(
     live: LabStream,
-    /// The fault's id (docs/reference.md §4), also its message ids `fault-<id>`.
-    id: &'static str,
+    /// The fault; its id (docs/reference.md §4) names its message ids `fault-<id>`.
+    fault: NumberFault,
     min: i64,
     max: i64,
     step: i64,
-    read: fn(&Faults) -> i64,
     /// The unit after the number: "%", "ms", "" …
     unit: &'static str,
     error: ControlError,
@@ -88,8 +88,9 @@ pub fn FaultRange(
     #[prop(optional)]
     place: &'static str,
 ) -> impl IntoView {
+    let id = fault.id();
     let state = live.state;
-    let value = Memo::new(move |_| state.with(|s| read(&s.faults)));
+    let value = Memo::new(move |_| state.with(|s| fault.read(&s.faults)));
     let value = move || value.get();
     // The slider's position while it is being dragged; the server's value otherwise.
     let dragging = RwSignal::new(None::<i64>);
@@ -100,7 +101,10 @@ pub fn FaultRange(
         move |ev: leptos::ev::Event| {
             dragging.set(None);
             if let Ok(v) = event_target_value(&ev).parse::<i64>() {
-                apply_faults(&live, serde_json::json!({ id: v }), error);
+                match fault.patch(v) {
+                    Ok(patch) => apply_faults(&live, patch, error),
+                    Err(e) => error.0.set(Some(Problem::Server(e.into()))),
+                }
             }
         }
     };
@@ -127,28 +131,27 @@ pub fn FaultRange(
     }
 }
 
-/// A switch fault (`lb_retry`).
+/// The load balancer's retry, the one fault that is a switch.
 #[component]
-pub fn FaultSwitch(
+pub fn LbRetrySwitch(
     live: LabStream,
-    id: &'static str,
-    read: fn(&Faults) -> bool,
     error: ControlError,
     /// Prefix of the test id when the same fault is offered in two panels.
     #[prop(optional)]
     place: &'static str,
 ) -> impl IntoView {
+    let id = "lb_retry";
     let state = live.state;
-    let on = Memo::new(move |_| state.with(|s| read(&s.faults)));
+    let on = Memo::new(move |_| state.with(|s| s.faults.lb_retry));
     let on = move || on.get();
     let on_change = {
         let live = live.clone();
         move |ev: leptos::ev::Event| {
-            apply_faults(
-                &live,
-                serde_json::json!({ id: event_target_checked(&ev) }),
-                error,
-            );
+            let patch = FaultsPatch {
+                lb_retry: Some(event_target_checked(&ev)),
+                ..FaultsPatch::default()
+            };
+            apply_faults(&live, patch, error);
         }
     };
     view! {
@@ -172,12 +175,12 @@ pub fn NetworkFaults(
     #[prop(optional)] place: &'static str,
 ) -> impl IntoView {
     view! {
-        <FaultRange live=live.clone() id="request_loss_pct" min=0 max=100 step=5 unit="%" read=|f| f.request_loss_pct error place />
-        <FaultRange live=live.clone() id="response_loss_pct" min=0 max=100 step=5 unit="%" read=|f| f.response_loss_pct error place />
-        <FaultRange live=live.clone() id="latency_ms" min=0 max=2000 step=10 unit="ms" read=|f| f.latency_ms error place />
-        <FaultRange live=live.clone() id="phone_timeout_ms" min=500 max=30000 step=500 unit="ms" read=|f| f.phone_timeout_ms error place />
-        <FaultRange live=live.clone() id="auto_retries" min=0 max=5 step=1 unit="" read=|f| f.auto_retries error place />
-        <FaultRange live=live.clone() id="retry_backoff_ms" min=0 max=10000 step=100 unit="ms" read=|f| f.retry_backoff_ms error place />
-        <FaultSwitch live id="lb_retry" read=|f| f.lb_retry error place />
+        <FaultRange live=live.clone() fault=NumberFault::RequestLossPct min=0 max=100 step=5 unit="%" error place />
+        <FaultRange live=live.clone() fault=NumberFault::ResponseLossPct min=0 max=100 step=5 unit="%" error place />
+        <FaultRange live=live.clone() fault=NumberFault::LatencyMs min=0 max=2000 step=10 unit="ms" error place />
+        <FaultRange live=live.clone() fault=NumberFault::PhoneTimeoutMs min=500 max=30000 step=500 unit="ms" error place />
+        <FaultRange live=live.clone() fault=NumberFault::AutoRetries min=0 max=5 step=1 unit="" error place />
+        <FaultRange live=live.clone() fault=NumberFault::RetryBackoffMs min=0 max=10000 step=100 unit="ms" error place />
+        <LbRetrySwitch live error place />
     }
 }

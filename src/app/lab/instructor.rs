@@ -14,9 +14,10 @@ use super::{load_scenario, mirror_link, new_sandbox, reset_sandbox};
 use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_args, tr_id};
 use crate::domain::class::pushable_presets;
+use crate::domain::fault::NumberFault;
 use crate::domain::run::MAX_REPLAY_DAYS;
 use crate::domain::scenario::Variant;
-use crate::domain::{CrashMode, CrashPoint};
+use crate::domain::{CrashMode, CrashPoint, FaultsPatch};
 
 /// Where presenter mode is remembered in the browser.
 const PRESENTER_KEY: &str = "pocketpay-lab:presenter";
@@ -294,7 +295,7 @@ fn ServiceFaults(live: LabStream, error: ControlError) -> impl IntoView {
                 {move || tr!("faults-network-elsewhere")} " "
                 <a href="#network-title">{move || tr!("network-title")}</a>
             </p>
-            <FaultRange live=live.clone() id="gateway_latency_ms" min=0 max=2000 step=10 unit="ms" read=|f| f.gateway_latency_ms error />
+            <FaultRange live=live.clone() fault=NumberFault::GatewayLatencyMs min=0 max=2000 step=10 unit="ms" error />
             <ul class="crashes">
                 {CrashPoint::ALL
                     .into_iter()
@@ -320,12 +321,15 @@ fn CrashControl(live: LabStream, point: CrashPoint, error: ControlError) -> impl
     };
     let select_id = format!("crash-{id}");
     let on_change = move |ev: leptos::ev::Event| {
-        let v = event_target_value(&ev);
-        let value = match v.parse::<f64>() {
-            Ok(p) => serde_json::json!(p),
-            Err(_) => serde_json::json!(v),
+        let mode = match event_target_value(&ev).as_str() {
+            "once" => CrashMode::Once,
+            "always" => CrashMode::Always,
+            p => match p.parse::<f64>() {
+                Ok(p) if (0.0..=1.0).contains(&p) => CrashMode::Probability(p),
+                _ => CrashMode::Off,
+            },
         };
-        apply_faults(&live, serde_json::json!({"crash": { id: value }}), error);
+        apply_faults(&live, FaultsPatch::crash(&[point], mode), error);
     };
     let options = ["off", "once", "always", "0.5", "0.1"];
     view! {

@@ -80,11 +80,11 @@ pub async fn clock_control(sandbox: String, command: ClockCommand) -> Result<Clo
     Ok(sandbox_of(&sandbox).await?.clock(vec![command]).await?)
 }
 
-/// Switches safeguards (the body of `PUT …/safeguards`) and returns them all.
+/// Switches safeguards (as `PUT …/safeguards` does) and returns them all.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn change_safeguards(
     sandbox: String,
-    changes: serde_json::Value,
+    changes: crate::domain::SafeguardsPatch,
 ) -> Result<Safeguards, FnError> {
     Ok(sandbox_of(&sandbox)
         .await?
@@ -93,9 +93,12 @@ pub async fn change_safeguards(
         .await?)
 }
 
-/// Sets faults (the body of `PUT …/faults`) and returns them all.
+/// Sets faults (as `PUT …/faults` does) and returns them all.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn change_faults(sandbox: String, changes: serde_json::Value) -> Result<Faults, FnError> {
+pub async fn change_faults(
+    sandbox: String,
+    changes: crate::domain::FaultsPatch,
+) -> Result<Faults, FnError> {
     Ok(sandbox_of(&sandbox)
         .await?
         .unlocked()?

@@ -11,7 +11,7 @@ use super::controls::{apply_safeguards, ControlError, ErrorLine, Problem};
 use super::stream::LabStream;
 use super::wide::open_when_wide;
 use crate::app::i18n::{digits, tr_id};
-use crate::domain::{Safeguard, SafeguardValue};
+use crate::domain::{Safeguard, SafeguardValue, SafeguardsPatch};
 
 /// The groups, in the order a transfer meets them: message id of the title, and members.
 const GROUPS: [(&str, &[Safeguard]); 4] = [
@@ -108,6 +108,10 @@ fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) 
     let inactive = move || inactive.get();
     let input_id = format!("safeguard-{id}");
     let hint_id = format!("safeguard-{id}-hint");
+    let change = move |live: &LabStream, value| match SafeguardsPatch::one(safeguard, value) {
+        Ok(patch) => apply_safeguards(live, patch, error),
+        Err(e) => error.0.set(Some(Problem::Server(e.into()))),
+    };
     let control = match safeguard.default_value() {
         SafeguardValue::On(_) => {
             let live = live.clone();
@@ -119,7 +123,7 @@ fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) 
                     data-testid=input_id.clone()
                     aria-describedby=hint_id.clone()
                     prop:checked=move || matches!(value(), SafeguardValue::On(true))
-                    on:change=move |ev| apply_safeguards(&live, serde_json::json!({ id: event_target_checked(&ev) }), error)
+                    on:change=move |ev| change(&live, SafeguardValue::On(event_target_checked(&ev)))
                 />
             }
             .into_any()
@@ -139,7 +143,7 @@ fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) 
                     on:change=move |ev| {
                         let text = event_target_value(&ev);
                         match text.trim().parse::<i64>() {
-                            Ok(h) => apply_safeguards(&live, serde_json::json!({ id: h }), error),
+                            Ok(h) => change(&live, SafeguardValue::Hours(h)),
                             Err(_) => error.0.set(Some(Problem::Local("hours-whole-number"))),
                         }
                     }

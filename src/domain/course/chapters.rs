@@ -4,6 +4,7 @@
 
 use super::{Chapter, Check, Panel, Step};
 use crate::domain::clock::HOUR_MS;
+use crate::domain::fault::NumberFault::{RequestLossPct, ResponseLossPct};
 use crate::domain::scenario::Variant;
 use crate::domain::{EventKind, Outcome};
 
@@ -30,10 +31,7 @@ pub const CHAPTERS: [Chapter; 9] = [
                 All(&[Looked("damage-meter"), FigureAtLeast("debits", 1)]),
                 Some("damage-meter"),
             ),
-            step(
-                Loss("response_loss_pct", 0),
-                Some("fault-response_loss_pct"),
-            ),
+            step(Loss(ResponseLossPct, 0), Some("fault-response_loss_pct")),
             step(FigureAtLeast("double_charges", 1), Some("send-button")),
         ],
         panels: &[
@@ -52,10 +50,7 @@ pub const CHAPTERS: [Chapter; 9] = [
         steps: &[
             step(Loaded(1, Variant::Guarded), Some("preset-load")),
             step(Seen(K::CallerTimedOut, None, 1), Some("send-button")),
-            step(
-                Loss("response_loss_pct", 0),
-                Some("fault-response_loss_pct"),
-            ),
+            step(Loss(ResponseLossPct, 0), Some("fault-response_loss_pct")),
             step(
                 Seen(K::ResponseReplayed, Some(O::Caught), 1),
                 Some("send-button"),
@@ -102,10 +97,7 @@ pub const CHAPTERS: [Chapter; 9] = [
         steps: &[
             step(Loaded(6, Variant::Guarded), Some("preset-load")),
             step(Seen(K::CallerTimedOut, None, 1), Some("send-button")),
-            step(
-                Loss("response_loss_pct", 0),
-                Some("fault-response_loss_pct"),
-            ),
+            step(Loss(ResponseLossPct, 0), Some("fault-response_loss_pct")),
             step(TimeAtLeast(49 * HOUR_MS), Some("jump-day")),
             step(
                 Seen(K::LedgerDuplicate, Some(O::Caught), 1),
@@ -255,11 +247,8 @@ pub const CHAPTERS: [Chapter; 9] = [
         steps: &[
             step(Loaded(12, Variant::Guarded), Some("preset-load")),
             step(Answered(201), Some("send-button")),
-            step(Loss("request_loss_pct", 0), Some("fault-request_loss_pct")),
-            step(
-                Loss("response_loss_pct", 0),
-                Some("fault-response_loss_pct"),
-            ),
+            step(Loss(RequestLossPct, 0), Some("fault-request_loss_pct")),
+            step(Loss(ResponseLossPct, 0), Some("fault-response_loss_pct")),
             step(
                 All(&[Jumped(HOUR_MS), FigureSettled("credits", 1)]),
                 Some("jump-hour"),

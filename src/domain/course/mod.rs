@@ -5,6 +5,7 @@
 //! waits for, so the browser and the tests read one definition.
 
 use super::clock::START_MS;
+use super::fault::NumberFault;
 use super::scenario::Variant;
 use super::state::SandboxState;
 use super::{EventKind, Outcome, TimelineEvent};
@@ -78,8 +79,8 @@ pub enum Check {
     FigureAtLeast(&'static str, i64),
     /// A figure of the damage meter is exactly this, and the pipeline has nothing in flight.
     FigureSettled(&'static str, i64),
-    /// A fault's percentage (`request_loss_pct`, `response_loss_pct`) is this.
-    Loss(&'static str, i64),
+    /// A fault set with a number (a loss in percent) is at this value.
+    Loss(NumberFault, i64),
     /// A table holds at least this many rows.
     Rows(&'static str, usize),
     /// An answer with this status reached the phone.
@@ -130,17 +131,10 @@ impl Check {
             Check::FigureSettled(figure, n) => {
                 state.damage.in_flight == 0 && figure_of(state, figure) == n
             }
-            Check::Loss(fault, pct) => {
-                let now = match fault {
-                    "request_loss_pct" => state.faults.request_loss_pct,
-                    _ => state.faults.response_loss_pct,
-                };
-                now == pct
-            }
+            Check::Loss(fault, pct) => fault.read(&state.faults) == pct,
             Check::Rows(table, n) => state.tables.get(table).map_or(0, Vec::len) >= n,
             Check::Answered(status) => events.iter().any(|e| {
-                e.kind == EventKind::ResponseDelivered
-                    && e.details["status"].as_u64() == Some(u64::from(status))
+                e.kind == EventKind::ResponseDelivered && e.facts().status == Some(status)
             }),
             Check::TimeAtLeast(ms) => state.clock.now_ms >= START_MS + ms,
             Check::SeenOp(kind, op) => events
@@ -326,12 +320,12 @@ mod tests {
         events.pop();
         events.push(ev(EventKind::CallerTimedOut, Outcome::Unknown, json!({})));
         state.damage.debits = 1;
-        state.faults.response_loss_pct = 100;
+        state.faults.response_loss_pct = crate::domain::fault::Percent::of(100);
         assert_eq!(
             c.progress(&events, &state, &["damage-meter"]),
             vec![true, true, true, false, false]
         );
-        state.faults.response_loss_pct = 0;
+        state.faults.response_loss_pct = crate::domain::fault::Percent::of(0);
         state.damage.double_charges = 1;
         assert_eq!(
             c.progress(&events, &state, &["damage-meter"]),

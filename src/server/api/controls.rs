@@ -15,14 +15,16 @@ use crate::domain::generals::Generals;
 use crate::domain::natural::{NaturalOp, NaturalReport};
 use crate::domain::run::check_replay;
 use crate::domain::scenario;
+use crate::domain::typed::read_body;
 use crate::domain::{ClockCommand, ClockState};
+use crate::domain::{FaultsPatch, SafeguardsPatch};
 use crate::server::error::LabError;
 use crate::server::sandboxes::Sandboxes;
 
 /// Switches safeguards (any subset of the ids of docs/reference.md §3); all or nothing.
 #[utoipa::path(put, path = "/api/sandboxes/{id}/safeguards", tag = "controls",
     params(shapes::SandboxPath),
-    request_body = shapes::SafeguardsBody,
+    request_body = SafeguardsPatch,
     responses(
         (status = 200, description = "Every safeguard after the change", body = shapes::Safeguards),
         (status = 400, response = shapes::BadRequest),
@@ -39,16 +41,16 @@ pub(super) async fn safeguards(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.get(&id).await?;
-    let body = json_body(body, false)?;
-    Ok(Json(sandbox.unlocked()?.set_safeguards(body).await?))
+    let patch = read_body(&json_body(body, false)?)?;
+    Ok(Json(sandbox.unlocked()?.set_safeguards(patch).await?))
 }
 
 /// Sets faults (any subset of the ids of docs/reference.md §4); all or nothing.
 #[utoipa::path(put, path = "/api/sandboxes/{id}/faults", tag = "controls",
     params(shapes::SandboxPath),
-    request_body = shapes::FaultsBody,
+    request_body = FaultsPatch,
     responses(
-        (status = 200, description = "Every fault after the change", body = shapes::Faults),
+        (status = 200, description = "Every fault after the change", body = crate::domain::Faults),
         (status = 400, response = shapes::BadRequest),
         (status = 403, response = shapes::ForeignOrigin),
         (status = 404, response = shapes::NotFound),
@@ -63,8 +65,8 @@ pub(super) async fn faults(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.get(&id).await?;
-    let body = json_body(body, false)?;
-    Ok(Json(sandbox.unlocked()?.set_faults(body).await?))
+    let patch = read_body(&json_body(body, false)?)?;
+    Ok(Json(sandbox.unlocked()?.set_faults(patch).await?))
 }
 
 /// `POST …/clock` with any of `mode`, `speed`, `step`, `advance_seconds` → the clock after.

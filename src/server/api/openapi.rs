@@ -79,15 +79,22 @@ use crate::domain::{
             ScenarioBody,
             NaturalBody,
             GeneralsBody,
-            SafeguardsBody,
-            FaultsBody,
+            crate::domain::SafeguardsPatch,
+            crate::domain::safeguard::WindowHours,
+            crate::domain::FaultsPatch,
+            crate::domain::fault::CrashPatch,
+            crate::domain::CrashMode,
+            crate::domain::fault::Percent,
+            crate::domain::fault::DelayMs,
+            crate::domain::fault::TimeoutMs,
+            crate::domain::fault::Retries,
             ClockBody,
             ReplayBody,
             AppEventBody,
             TransferBody,
             RunBody,
             Safeguards,
-            Faults,
+            crate::domain::Faults,
             Receipt,
             ClockState,
             ClockMode,
@@ -214,4 +221,43 @@ fn stream_message() -> Value {
             "required": ["event", "id", "data"],
         },
     ]})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Safeguard;
+
+    /// The schemas derived from the settings' types say what the types read: every id, no
+    /// other field, nothing required in a change, no `null`.
+    #[test]
+    fn the_settings_schemas_come_from_their_types() {
+        let schemas = &document()["components"]["schemas"];
+        let names = |name: &str| -> Vec<String> {
+            let s = &schemas[name];
+            assert_eq!(s["additionalProperties"], false, "{name}");
+            s["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect()
+        };
+        let mut ids: Vec<String> = Safeguard::ALL.iter().map(|s| s.id().to_owned()).collect();
+        ids.sort();
+        assert_eq!(names("SafeguardsPatch"), ids);
+        assert_eq!(names("FaultsPatch"), names("Faults"));
+        for patch in ["SafeguardsPatch", "FaultsPatch", "CrashPatch"] {
+            assert!(schemas[patch].get("required").is_none(), "{patch}");
+            assert!(!schemas[patch].to_string().contains("null"), "{patch}");
+        }
+        assert_eq!(
+            schemas["WindowHours"],
+            serde_json::json!({"type": "integer", "minimum": 1,
+                               "maximum": crate::domain::safeguard::MAX_WINDOW_HOURS})
+        );
+        let crash = &schemas["Faults"]["properties"]["crash"];
+        assert_eq!(crash["required"].as_array().unwrap().len(), 6);
+        assert_eq!(names("CrashPatch").len(), 6);
+    }
 }

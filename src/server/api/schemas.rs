@@ -1,33 +1,31 @@
-//! The exact JSON Schemas of the request bodies and of the settings, written out as the handlers
-//! read them (types, ranges, enums, required fields, `additionalProperties: false`), from the
-//! domain's own constants; `openapi.rs` puts them in the document.
+//! The exact JSON Schemas of the request bodies that have no type of their own yet, written out
+//! as the handlers read them (types, ranges, enums, required fields, `additionalProperties:
+//! false`), from the domain's own constants; `openapi.rs` puts them in the document. The
+//! settings' changes and the faults are derived from their types (`SafeguardsPatch`,
+//! `FaultsPatch`, `Faults`), and these refer to them.
 
 use serde_json::{json, Value};
 
 use crate::domain::clock::{MAX_ADVANCE_SECONDS, SPEED_MAX, SPEED_MIN, START_MS};
-use crate::domain::fault::{CrashPoint, MAX_DELAY_MS};
 use crate::domain::pipeline::Consumer;
 use crate::domain::run::MAX_RUN_MS;
 use crate::domain::safeguard::{Safeguard, SafeguardValue, MAX_WINDOW_HOURS};
 use crate::domain::transfer::{MAX_AMOUNT, MAX_KEY_LEN, USERS};
 
 /// Every schema written out by [`exact_schema`].
-pub const EXACT: [&str; 15] = [
+pub const EXACT: [&str; 12] = [
     "CreateBody",
     "MeasureBody",
     "DayBody",
     "ScenarioBody",
     "NaturalBody",
     "GeneralsBody",
-    "SafeguardsBody",
-    "FaultsBody",
     "ClockBody",
     "ReplayBody",
     "AppEventBody",
     "TransferBody",
     "RunBody",
     "Safeguards",
-    "Faults",
 ];
 
 /// 1–255 printable ASCII characters (a key in a JSON body).
@@ -55,44 +53,10 @@ fn safeguard_value(s: Safeguard) -> Value {
     }
 }
 
-fn crash_mode() -> Value {
-    json!({"oneOf": [
-        {"type": "string", "enum": ["off", "once", "always"]},
-        {"type": "number", "minimum": 0, "maximum": 1},
-    ]})
+/// A reference to a schema derived from its type.
+fn derived(name: &str) -> Value {
+    json!({"$ref": format!("#/components/schemas/{name}")})
 }
-
-/// The faults a body may set, and the schema of each (as `Faults::patched` reads them).
-fn fault_properties(all_required: bool) -> Value {
-    let crash: serde_json::Map<String, Value> = CrashPoint::ALL
-        .into_iter()
-        .map(|c| (c.id().to_owned(), crash_mode()))
-        .collect();
-    let crash_ids: Vec<&str> = CrashPoint::ALL.into_iter().map(|c| c.id()).collect();
-    json!({
-        "request_loss_pct": int(0, 100),
-        "response_loss_pct": int(0, 100),
-        "latency_ms": int(0, MAX_DELAY_MS),
-        "phone_timeout_ms": int(100, MAX_DELAY_MS),
-        "auto_retries": int(0, 5),
-        "retry_backoff_ms": int(0, MAX_DELAY_MS),
-        "lb_retry": {"type": "boolean"},
-        "gateway_latency_ms": int(0, MAX_DELAY_MS),
-        "crash": object(crash.into(), if all_required { &crash_ids } else { &[] }),
-    })
-}
-
-const FAULT_IDS: [&str; 9] = [
-    "request_loss_pct",
-    "response_loss_pct",
-    "latency_ms",
-    "phone_timeout_ms",
-    "auto_retries",
-    "retry_backoff_ms",
-    "lb_retry",
-    "gateway_latency_ms",
-    "crash",
-];
 
 /// The JSON Schema of one of [`EXACT`].
 pub fn exact_schema(name: &str) -> Value {
@@ -136,10 +100,7 @@ pub fn exact_schema(name: &str) -> Value {
     let run_time = int(START_MS, MAX_RUN_MS);
     match name {
         "CreateBody" => object(json!({"seed": u64_max, "paused": {"type": "boolean"}}), &[]),
-        "SafeguardsBody" => object(safeguards.into(), &[]),
         "Safeguards" => object(safeguards.into(), &safeguard_ids),
-        "FaultsBody" => object(fault_properties(false), &[]),
-        "Faults" => object(fault_properties(true), &FAULT_IDS),
         "ClockBody" => {
             let mut clock = object(
                 json!({
@@ -197,8 +158,8 @@ pub fn exact_schema(name: &str) -> Value {
                     "intent": key_in_body(),
                     "body": transfer,
                 }), &["user", "key", "intent", "body"])),
-                one("safeguards", object(safeguards.into(), &[])),
-                one("faults", object(fault_properties(false), &[])),
+                one("safeguards", derived("SafeguardsPatch")),
+                one("faults", derived("FaultsPatch")),
                 one("replay", replay),
                 one("app", app_event),
                 one("natural", {

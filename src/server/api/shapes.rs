@@ -94,15 +94,12 @@ exact_schemas!(
     ScenarioBody,
     NaturalBody,
     GeneralsBody,
-    SafeguardsBody,
-    FaultsBody,
     ClockBody,
     ReplayBody,
     AppEventBody,
     TransferBody,
     RunBody,
     Safeguards,
-    Faults,
 );
 
 /// Problem answers shared by many operations, each a `components/responses` entry.

@@ -80,7 +80,7 @@ mod tests {
     use serde_json::json;
 
     fn guards(changes: serde_json::Value) -> Safeguards {
-        Safeguards::default().patched(&changes).unwrap()
+        Safeguards::default().apply(&crate::domain::typed::read_body(&changes).unwrap())
     }
 
     fn row(status: KeyStatus, hash: &str) -> KeyRow {

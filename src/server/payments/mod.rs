@@ -26,6 +26,7 @@ use super::network::NetStep;
 use super::pipeline;
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
+use crate::domain::event::Facts;
 use crate::domain::explain;
 use crate::domain::pipeline::TransferDone;
 use crate::domain::{CrashPoint, EventKind, Layer, Outcome, Safeguard};
@@ -129,7 +130,7 @@ async fn receive(
                     EventKind::InstanceCrashed,
                     key,
                     Outcome::Lost,
-                    details(json!({"crash": "api_after_claim"})),
+                    details(Facts::crashed_at(CrashPoint::ApiAfterClaim).details()),
                 );
                 return Ok(());
             }
@@ -148,7 +149,11 @@ async fn receive(
                         EventKind::KeyReused,
                         key,
                         Outcome::Caught,
-                        details(json!({"guard": "fingerprint_check", "status": 422})),
+                        details(
+                            Facts::caught_by(Safeguard::FingerprintCheck)
+                                .status(422)
+                                .details(),
+                        ),
                     );
                     let reply = ApiReply::problem(
                         422,
@@ -164,7 +169,11 @@ async fn receive(
                         EventKind::ResponseReplayed,
                         key,
                         Outcome::Caught,
-                        details(json!({"guard": "idempotency_table", "status": status})),
+                        details(
+                            Facts::caught_by(Safeguard::IdempotencyTable)
+                                .status(status)
+                                .details(),
+                        ),
                     );
                     answer(cx, call, attempt, &req, ApiReply::replayed(status, body));
                     return Ok(());
@@ -191,9 +200,9 @@ async fn receive(
                         EventKind::ResponseReplayed,
                         key,
                         Outcome::Escaped,
-                        details(json!({"status": status, "other_body": true,
+                        details(Facts::answered(status).with(json!({"other_body": true,
                                        "damage": "wrong receipt",
-                                       "would_catch": [Safeguard::FingerprintCheck.id()]})),
+                                       "would_catch": [Safeguard::FingerprintCheck.id()]}))),
                     );
                     answer(cx, call, attempt, &req, ApiReply::replayed(status, body));
                     return Ok(());
@@ -214,7 +223,11 @@ async fn receive(
                             EventKind::KeyInProgress,
                             key,
                             Outcome::Caught,
-                            details(json!({"guard": "atomic_claim", "status": 409})),
+                            details(
+                                Facts::caught_by(Safeguard::AtomicClaim)
+                                    .status(409)
+                                    .details(),
+                            ),
                         );
                     } else {
                         cx.record(
@@ -222,8 +235,8 @@ async fn receive(
                             EventKind::KeyInProgress,
                             key,
                             Outcome::Lost,
-                            details(json!({"status": 409, "stuck": true,
-                                           "would_finish": [Safeguard::StuckRecovery.id()]})),
+                            details(Facts::answered(409).with(json!({"stuck": true,
+                                           "would_finish": [Safeguard::StuckRecovery.id()]}))),
                         );
                     }
                     answer(cx, call, attempt, &req, in_progress());
@@ -246,7 +259,7 @@ async fn receive(
             }
         }
     }
-    let latency = world.faults.gateway_latency_ms;
+    let latency = world.faults.gateway_latency_ms.get();
     cx.schedule_in(
         latency,
         Step::Api(ApiStep::Complete(Attempt {
@@ -372,7 +385,8 @@ async fn complete(
                 EventKind::LedgerDuplicate,
                 key.clone(),
                 Outcome::Caught,
-                json!({"guard": "ledger_unique", "transfer_id": transfer_id, "instance": instance}),
+                Facts::caught_by(Safeguard::LedgerUnique)
+                    .with(json!({"transfer_id": transfer_id, "instance": instance})),
             );
             match first {
                 Some(first) => ApiReply::created(&first.receipt()),
@@ -404,7 +418,8 @@ async fn complete(
             EventKind::InstanceCrashed,
             key.clone(),
             Outcome::Lost,
-            json!({"crash": "api_after_commit", "instance": instance, "attempt": attempt}),
+            Facts::crashed_at(CrashPoint::ApiAfterCommit)
+                .with(json!({"instance": instance, "attempt": attempt})),
         );
         match new_event {
             // The outbox row was committed with the debit: the relay will still publish it.

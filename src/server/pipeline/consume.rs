@@ -93,7 +93,8 @@ pub(super) async fn fraud_batch(
                     EventKind::TransactionAborted,
                     None,
                     Outcome::Caught,
-                    json!({"guard": "transactions", "transactional_id": FRAUD_TXN_ID, "epoch": p.epoch}),
+                    Facts::caught_by(Safeguard::Transactions)
+                        .with(json!({"transactional_id": FRAUD_TXN_ID, "epoch": p.epoch})),
                 );
             }
             world.pipeline.fraud = Some((p, transactional));
@@ -160,8 +161,8 @@ pub(super) async fn fraud_batch(
             EventKind::FraudCrashed,
             Some(batch[0].1.event_id.clone()),
             Outcome::Lost,
-            json!({"crash": "fraud_before_commit", "restarts_in_ms": RESTART_MS,
-                   "uncommitted": batch.len()}),
+            Facts::crashed_at(CrashPoint::FraudBeforeCommit)
+                .with(json!({"restarts_in_ms": RESTART_MS, "uncommitted": batch.len()})),
         );
         world.pipeline.fraud = None;
         return Ok(false);
@@ -239,7 +240,8 @@ pub(super) async fn apply_batch(
                 EventKind::InboxDuplicate,
                 corr,
                 Outcome::Caught,
-                json!({"guard": guard.id(), "offset": record.offset, "transfer_id": event.transfer_id}),
+                Facts::caught_by(guard)
+                    .with(json!({"offset": record.offset, "transfer_id": event.transfer_id})),
             ),
         }
     }
@@ -249,8 +251,8 @@ pub(super) async fn apply_batch(
             EventKind::ConsumerCrashed,
             Some(batch[0].1.event_id.clone()),
             Outcome::Lost,
-            json!({"crash": "consumer_before_offset_commit", "restarts_in_ms": RESTART_MS,
-                   "uncommitted": batch.len()}),
+            Facts::crashed_at(CrashPoint::ConsumerBeforeOffsetCommit)
+                .with(json!({"restarts_in_ms": RESTART_MS, "uncommitted": batch.len()})),
         );
         return Ok(false);
     }

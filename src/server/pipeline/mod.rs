@@ -10,6 +10,7 @@ mod publish;
 
 use std::collections::HashMap;
 
+use crate::domain::event::Facts;
 use crate::domain::explain;
 use crate::domain::pipeline::{Consumer, TransferDone, APPROVED_TOPIC, TRANSFERS_TOPIC};
 use crate::server::broker::{self, Appended, BrokerError, Producer};

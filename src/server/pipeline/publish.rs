@@ -102,7 +102,8 @@ pub async fn publish_batch(
                     EventKind::ResendDropped,
                     corr,
                     Outcome::Caught,
-                    json!({"guard": "idempotent_producer", "topic": topic, "offset": resend.offset}),
+                    Facts::caught_by(Safeguard::IdempotentProducer)
+                        .with(json!({"topic": topic, "offset": resend.offset})),
                 );
             } else {
                 cx.record(
@@ -200,8 +201,8 @@ pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sq
             EventKind::RelayCrashed,
             Some(rows[0].0.clone()),
             Outcome::Lost,
-            json!({"crash": "relay_after_publish", "restarts_in_ms": RESTART_MS,
-                   "unmarked": rows.len()}),
+            Facts::crashed_at(CrashPoint::RelayAfterPublish)
+                .with(json!({"restarts_in_ms": RESTART_MS, "unmarked": rows.len()})),
         );
         world.pipeline.relay = None;
         cx.schedule_in(RESTART_MS, Step::Relay);

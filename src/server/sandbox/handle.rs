@@ -22,14 +22,14 @@ impl SandboxHandle {
         self.ask(|tx| Command::Clock(commands, tx)).await
     }
 
-    /// Validates and applies a `PUT …/safeguards` body; nothing changes if any field is bad.
-    pub async fn set_safeguards(&self, body: serde_json::Value) -> Result<Safeguards, LabError> {
-        self.ask(|tx| Command::Safeguards(body, tx)).await
+    /// Switches safeguards and returns them all.
+    pub async fn set_safeguards(&self, patch: SafeguardsPatch) -> Result<Safeguards, LabError> {
+        self.ask(|tx| Command::Safeguards(patch, tx)).await
     }
 
-    /// Validates and applies a `PUT …/faults` body; nothing changes if any field is bad.
-    pub async fn set_faults(&self, body: serde_json::Value) -> Result<Faults, LabError> {
-        self.ask(|tx| Command::Faults(body, tx)).await
+    /// Sets faults and returns them all.
+    pub async fn set_faults(&self, patch: FaultsPatch) -> Result<Faults, LabError> {
+        self.ask(|tx| Command::Faults(patch, tx)).await
     }
 
     /// Returns the sandbox to the lesson's start.

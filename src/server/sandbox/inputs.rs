@@ -141,9 +141,9 @@ impl Owner {
 
     pub(super) async fn set_safeguards(
         &mut self,
-        body: serde_json::Value,
+        patch: SafeguardsPatch,
     ) -> Result<Safeguards, LabError> {
-        let next = self.world.safeguards.patched(&body)?;
+        let next = self.world.safeguards.apply(&patch);
         self.promises = self.promises.after(&next);
         if next.is_on(Safeguard::StuckRecovery)
             && !self.world.safeguards.is_on(Safeguard::StuckRecovery)
@@ -153,31 +153,34 @@ impl Owner {
             self.sim.schedule_at(now, Step::STUCK_RECOVERY);
         }
         self.world.safeguards = next;
+        let details = serde_json::to_value(&patch).expect("a change serialises");
         self.settings_changed(
-            Input::Safeguards(body.clone()),
+            Input::Safeguards(patch),
             EventKind::SafeguardsChanged,
-            body,
+            details,
         )
         .await?;
         Ok(self.world.safeguards.clone())
     }
 
-    pub(super) async fn set_faults(&mut self, body: serde_json::Value) -> Result<Faults, LabError> {
-        self.world.faults = self.world.faults.patched(&body)?;
-        self.settings_changed(Input::Faults(body.clone()), EventKind::FaultsChanged, body)
+    pub(super) async fn set_faults(&mut self, patch: FaultsPatch) -> Result<Faults, LabError> {
+        self.world.faults = self.world.faults.apply(&patch);
+        let details = serde_json::to_value(&patch).expect("a change serialises");
+        self.settings_changed(Input::Faults(patch), EventKind::FaultsChanged, details)
             .await?;
         Ok(self.world.faults.clone())
     }
 
-    /// Records a validated, applied settings change as an input and on the lab lane, and saves.
+    /// Records an applied settings change as an input and on the lab lane (the change, as the
+    /// body that asked for it, is the event's details), and saves.
     pub(super) async fn settings_changed(
         &mut self,
         input: Input,
         kind: EventKind,
-        body: serde_json::Value,
+        change: serde_json::Value,
     ) -> Result<(), LabError> {
         self.record_input(&input).await?;
-        let e = self.lab_event(kind, body);
+        let e = self.lab_event(kind, change);
         self.publish(vec![e]).await?;
         self.save().await
     }
@@ -252,7 +255,7 @@ impl Owner {
         self.record_input(&Input::Natural { op, times }).await?;
         let now = self.sim.now();
         let transfer_id = format!("sv-{:016x}", self.sim.rng().next_u64());
-        let loss = self.world.faults.request_loss_pct as f64 / 100.0;
+        let loss = self.world.faults.request_loss_pct.get() as f64 / 100.0;
         let mut conn = self.world.stores.conn(StoreName::Payments).await?;
         let mut events = Vec::new();
         let mut arrived = 0;
@@ -327,10 +330,10 @@ impl Owner {
         }
         self.reset().await?;
         self.mark_scenario(preset.n, preset.variant).await?;
-        if preset.safeguards.as_object().is_some_and(|m| !m.is_empty()) {
+        if !preset.safeguards.is_empty() {
             self.set_safeguards(preset.safeguards).await?;
         }
-        if preset.faults.as_object().is_some_and(|m| !m.is_empty()) {
+        if !preset.faults.is_empty() {
             self.set_faults(preset.faults).await?;
         }
         if preset.speed != self.speed {

@@ -35,8 +35,8 @@ use crate::domain::pipeline::Consumer;
 use crate::domain::run::{Input, Run, RunInput};
 use crate::domain::scenario::Preset;
 use crate::domain::{
-    Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, Layer, Outcome, Safeguard,
-    Safeguards, SandboxState, TimelineEvent,
+    Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, FaultsPatch, Layer, Outcome,
+    Safeguard, Safeguards, SafeguardsPatch, SandboxState, TimelineEvent,
 };
 
 mod checkpoint;
@@ -68,10 +68,10 @@ enum Command {
         oneshot::Sender<Result<ClockState, LabError>>,
     ),
     Safeguards(
-        serde_json::Value,
+        SafeguardsPatch,
         oneshot::Sender<Result<Safeguards, LabError>>,
     ),
-    Faults(serde_json::Value, oneshot::Sender<Result<Faults, LabError>>),
+    Faults(FaultsPatch, oneshot::Sender<Result<Faults, LabError>>),
     Reset(oneshot::Sender<Result<(), LabError>>),
     Scenario(Box<Preset>, oneshot::Sender<Result<(), LabError>>),
     Generals(i64, oneshot::Sender<Result<Generals, LabError>>),
@@ -480,20 +480,23 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
 /// The promises still standing, from the safeguard changes recorded since the last reset (the
 /// inputs table is emptied on reset, so it holds exactly those).
 async fn promises_since_reset(stores: &Stores) -> Result<Promises, LabError> {
-    let changes: Vec<String> = sqlx::query_scalar(
-        "SELECT input FROM inputs WHERE input LIKE '{\"safeguards\":%' ORDER BY id",
+    // Only the safeguard changes matter; SQLite's JSON functions find them without reading
+    // every transfer of a long run.
+    let changes: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT id, input FROM inputs WHERE json_type(input, '$.safeguards') IS NOT NULL \
+         ORDER BY id",
     )
     .fetch_all(&mut *stores.conn(StoreName::Lab).await?)
     .await?;
     let mut guards = Safeguards::default();
     let mut promises = Promises::all();
-    for change in changes {
-        let Ok(input) = serde_json::from_str::<serde_json::Value>(&change) else {
-            continue;
-        };
-        if let Ok(next) = guards.patched(&input["safeguards"]) {
-            guards = next;
-            promises = promises.after(&guards);
+    for (id, change) in changes {
+        match serde_json::from_str::<Input>(&change) {
+            Ok(Input::Safeguards(patch)) => {
+                guards = guards.apply(&patch);
+                promises = promises.after(&guards);
+            }
+            _ => return Err(unreadable(format!("input {id}"))),
         }
     }
     Ok(promises)

@@ -101,9 +101,9 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
                 if let Some(signal) = tap {
                     http::post_app_signal(&sandbox, &signal).await;
                 }
-                let (retries, backoff_ms) = live
-                    .state
-                    .with_untracked(|s| (s.faults.auto_retries, s.faults.retry_backoff_ms));
+                let (retries, backoff_ms) = live.state.with_untracked(|s| {
+                    (s.faults.auto_retries.get(), s.faults.retry_backoff_ms.get())
+                });
                 let mut attempt = 0;
                 let answer = loop {
                     let keep = switch_untracked(&live, Safeguard::KeyPersistence);
