@@ -190,6 +190,7 @@ impl From<crate::server::error::LabError> for FnError {
             | LabError::Unauthorized
             | LabError::SelfTransfer
             | LabError::Store(_)
+            | LabError::Broker(_)
             | LabError::Io(_) => FnError::Internal,
         }
     }

@@ -62,8 +62,21 @@ pub enum LabError {
     RunDiverged(String),
     #[error("a store failed")]
     Store(#[from] sqlx::Error),
+    /// The broker refused a step (a fenced producer, a sequence out of order …): the lab's own
+    /// bug, named as the broker named it.
+    #[error("the broker refused a step: {0}")]
+    Broker(crate::server::broker::BrokerError),
     #[error("a file operation failed")]
     Io(#[from] std::io::Error),
+}
+
+impl From<crate::server::world::StepError> for LabError {
+    fn from(e: crate::server::world::StepError) -> Self {
+        match e {
+            crate::server::world::StepError::Store(e) => LabError::Store(e),
+            crate::server::world::StepError::Broker(e) => LabError::Broker(e),
+        }
+    }
 }
 
 impl LabError {
@@ -95,7 +108,7 @@ impl LabError {
             | LabError::TooManyStreams(_)
             | LabError::Unavailable
             | LabError::DayBusy { .. } => 503,
-            LabError::Store(_) | LabError::Io(_) => 500,
+            LabError::Store(_) | LabError::Broker(_) | LabError::Io(_) => 500,
         }
     }
 
@@ -128,6 +141,7 @@ impl LabError {
             LabError::Unavailable => "sandbox-unavailable",
             LabError::DayBusy { .. } => "day-busy",
             LabError::UnknownDay(_) => "unknown-day",
+            LabError::Broker(_) => "broker-refused",
             LabError::Store(_) | LabError::Io(_) => "internal",
         }
     }
@@ -138,6 +152,7 @@ impl LabError {
         match self {
             LabError::Store(e) => tracing::error!("store error: {e}"),
             LabError::Io(e) => tracing::error!("io error: {e}"),
+            LabError::Broker(e) => tracing::error!("broker refused: {e}"),
             _ => {}
         }
     }

@@ -9,7 +9,7 @@ use super::broker;
 use super::payments::recovery;
 use super::sim::Cx;
 use super::store::StoreName;
-use super::world::{LabWorld, Step};
+use super::world::{LabWorld, Step, StepError};
 use crate::domain::clock::{DAY_MS, HOUR_MS, MINUTE_MS};
 use crate::domain::{EventKind, Layer, Outcome, Safeguard};
 
@@ -61,7 +61,7 @@ impl Job {
 }
 
 /// Runs one job and schedules its next run.
-pub async fn run(job: Job, world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
+pub async fn run(job: Job, world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), StepError> {
     let now = cx.now();
     let stores = &world.stores;
     match job {

@@ -1,6 +1,7 @@
 //! The services of one sandbox as the scheduler sees them: the steps they run and the state they
 //! share (stores, safeguards, faults).
 
+use super::broker::BrokerError;
 use super::calls::ApiStep;
 use super::jobs::{self, Job};
 use super::network::{self, NetStep, Network};
@@ -85,21 +86,60 @@ impl LabWorld {
     }
 }
 
+/// Why a step failed: a store failed, or the broker refused what it was asked (a fenced
+/// producer, a sequence out of order …), kept as the broker said it, so the problem answered
+/// names the broker's refusal rather than a failed store.
+#[derive(Debug, thiserror::Error)]
+pub enum StepError {
+    #[error(transparent)]
+    Store(#[from] sqlx::Error),
+    #[error("the broker refused: {0}")]
+    Broker(BrokerError),
+}
+
+impl From<BrokerError> for StepError {
+    fn from(e: BrokerError) -> Self {
+        match e {
+            BrokerError::Store(e) => StepError::Store(e),
+            other => StepError::Broker(other),
+        }
+    }
+}
+
 impl World for LabWorld {
     type Step = Step;
-    type Error = sqlx::Error;
+    type Error = StepError;
 
     fn name(step: &Step) -> &'static str {
         step.name()
     }
 
-    async fn run(&mut self, step: Step, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
+    async fn run(&mut self, step: Step, cx: &mut Cx<'_, Step>) -> Result<(), StepError> {
         match step {
             Step::Job(job) => jobs::run(job, self, cx).await,
-            Step::Net(step) => network::run(self, step, cx).await,
+            Step::Net(step) => Ok(network::run(self, step, cx).await?),
             Step::Api(step) => payments::run(self, step, cx).await,
             Step::Relay => pipeline::relay(self, cx).await,
             Step::Consume(consumer) => pipeline::consume(self, consumer, cx).await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::error::LabError;
+
+    #[test]
+    fn a_broker_refusal_keeps_its_kind_to_the_wire_and_a_store_failure_stays_one() {
+        let fenced: LabError = StepError::from(BrokerError::Fenced(7)).into();
+        assert_eq!((fenced.status(), fenced.kind()), (500, "broker-refused"));
+        assert!(
+            fenced.to_string().contains("producer 7 is fenced"),
+            "{fenced}"
+        );
+        let store: LabError = StepError::from(BrokerError::Store(sqlx::Error::RowNotFound)).into();
+        assert!(matches!(store, LabError::Store(sqlx::Error::RowNotFound)));
+        assert_eq!(store.kind(), "internal");
     }
 }

@@ -21,7 +21,6 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
-use serde_json::json;
 
 use crate::server::error::LabError;
 use crate::server::sandboxes::Sandboxes;
@@ -131,13 +130,9 @@ async fn openapi_json() -> impl IntoResponse {
 
 async fn no_such_route() -> impl IntoResponse {
     let mut r = LabError::NotFound.into_response();
-    *r.body_mut() = json!({
-        "type": problem::problem_type("no-such-route"),
-        "title": "Not Found",
-        "status": 404,
-        "detail": "there is no API route at this path",
-    })
-    .to_string()
-    .into();
+    *r.body_mut() =
+        crate::domain::problem_body(404, "no-such-route", "there is no API route at this path")
+            .to_string()
+            .into();
     r
 }

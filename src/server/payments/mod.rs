@@ -25,7 +25,7 @@ use super::calls::{ApiReply, ApiStep, Attempt, Req};
 use super::network::NetStep;
 use super::pipeline;
 use super::sim::Cx;
-use super::world::{LabWorld, Step};
+use super::world::{LabWorld, Step, StepError};
 use crate::domain::event::Facts;
 use crate::domain::explain;
 use crate::domain::pipeline::TransferDone;
@@ -36,7 +36,7 @@ pub async fn run(
     world: &mut LabWorld,
     step: ApiStep,
     cx: &mut Cx<'_, Step>,
-) -> Result<(), sqlx::Error> {
+) -> Result<(), StepError> {
     match step {
         ApiStep::Receive(a) => receive(world, a, cx).await,
         ApiStep::Complete(a) => complete(world, a, cx).await,
@@ -65,11 +65,7 @@ fn answer(cx: &mut Cx<'_, Step>, call: u64, attempt: u32, req: &Req, reply: ApiR
     );
 }
 
-async fn receive(
-    world: &mut LabWorld,
-    a: Attempt,
-    cx: &mut Cx<'_, Step>,
-) -> Result<(), sqlx::Error> {
+async fn receive(world: &mut LabWorld, a: Attempt, cx: &mut Cx<'_, Step>) -> Result<(), StepError> {
     let Attempt {
         call,
         attempt,
@@ -276,7 +272,7 @@ async fn complete(
     world: &mut LabWorld,
     a: Attempt,
     cx: &mut Cx<'_, Step>,
-) -> Result<(), sqlx::Error> {
+) -> Result<(), StepError> {
     let Attempt {
         call,
         attempt,

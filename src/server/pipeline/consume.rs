@@ -14,7 +14,7 @@ pub async fn consume(
     world: &mut LabWorld,
     consumer: Consumer,
     cx: &mut Cx<'_, Step>,
-) -> Result<(), sqlx::Error> {
+) -> Result<(), StepError> {
     let topic = consumer.topic();
     let group = consumer.id();
     let partitions = partitions(world, topic).await?;
@@ -74,7 +74,7 @@ pub(super) async fn fraud_batch(
     partition: i64,
     batch: &[(broker::Record, TransferDone)],
     next: i64,
-) -> Result<bool, sqlx::Error> {
+) -> Result<bool, StepError> {
     let now = cx.now();
     let transactional = world.safeguards.is_on(Safeguard::Transactions);
     let producer = match world.pipeline.fraud {
@@ -199,7 +199,7 @@ pub(super) async fn apply_batch(
     partition: i64,
     batch: &[(broker::Record, TransferDone)],
     next: i64,
-) -> Result<bool, sqlx::Error> {
+) -> Result<bool, StepError> {
     let now = cx.now();
     let (store, guard, layer) = match consumer {
         Consumer::Wallet => (StoreName::Wallet, Safeguard::WalletInbox, Layer::Wallet),
@@ -268,7 +268,7 @@ pub async fn audit_events(
     conn: &mut SqliteConnection,
     events: &[&TransferDone],
     now: i64,
-) -> Result<Vec<i64>, sqlx::Error> {
+) -> Result<Vec<i64>, StepError> {
     let ids = serde_json::to_string(&events.iter().map(|e| &e.event_id).collect::<Vec<_>>())
         .expect("ids serialise");
     let before: Vec<(String, i64)> = sqlx::query_as(sql::AUDIT_ROWS)

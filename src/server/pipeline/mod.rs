@@ -13,10 +13,10 @@ use std::collections::HashMap;
 use crate::domain::event::Facts;
 use crate::domain::explain;
 use crate::domain::pipeline::{Consumer, TransferDone, APPROVED_TOPIC, TRANSFERS_TOPIC};
-use crate::server::broker::{self, Appended, BrokerError, Producer};
+use crate::server::broker::{self, Appended, Producer};
 use crate::server::sim::Cx;
 use crate::server::store::StoreName;
-use crate::server::world::{LabWorld, Step};
+use crate::server::world::{LabWorld, Step, StepError};
 pub use consume::{apply_events, audit_events, consume};
 pub use publish::{publish, publish_batch, publish_from_api, relay, ToPublish};
 
@@ -99,18 +99,9 @@ impl Pipeline {
     }
 }
 
-impl From<BrokerError> for sqlx::Error {
-    fn from(e: BrokerError) -> Self {
-        match e {
-            BrokerError::Store(e) => e,
-            other => sqlx::Error::Protocol(other.to_string()),
-        }
-    }
-}
-
 /// The pipeline steps that have work waiting (unsent outbox rows, unread records): what a
 /// sandbox that opens must wake.
-pub async fn pending(world: &LabWorld) -> Result<Vec<Step>, sqlx::Error> {
+pub async fn pending(world: &LabWorld) -> Result<Vec<Step>, StepError> {
     let mut steps = Vec::new();
     let unsent: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE sent_ms IS NULL")
         .fetch_one(&mut *world.stores.conn(StoreName::Payments).await?)
@@ -133,7 +124,7 @@ pub async fn pending(world: &LabWorld) -> Result<Vec<Step>, sqlx::Error> {
     Ok(steps)
 }
 
-pub(super) async fn partitions(world: &mut LabWorld, topic: &str) -> Result<i64, sqlx::Error> {
+pub(super) async fn partitions(world: &mut LabWorld, topic: &str) -> Result<i64, StepError> {
     if let Some(&n) = world.pipeline.partitions.get(topic) {
         return Ok(n);
     }
@@ -148,7 +139,7 @@ pub(super) async fn new_producer(
     world: &LabWorld,
     transactional_id: Option<&str>,
     now: i64,
-) -> Result<Producer, sqlx::Error> {
+) -> Result<Producer, StepError> {
     let mut tx = world.stores.begin(StoreName::Broker).await?;
     let p = broker::init_producer(&mut tx, transactional_id, now).await?;
     tx.commit().await?;

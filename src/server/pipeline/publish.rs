@@ -24,7 +24,7 @@ pub async fn publish(
     value: &str,
     txn: Option<i64>,
     correlation: &str,
-) -> Result<Appended, sqlx::Error> {
+) -> Result<Appended, StepError> {
     let one = [ToPublish {
         key,
         value,
@@ -44,7 +44,7 @@ pub async fn publish_batch(
     topic: &str,
     records: &[ToPublish<'_>],
     txn: Option<i64>,
-) -> Result<Vec<Appended>, sqlx::Error> {
+) -> Result<Vec<Appended>, StepError> {
     let idempotent = world.safeguards.is_on(Safeguard::IdempotentProducer);
     let partitions = partitions(world, topic).await?;
     let outgoing: Vec<broker::Outgoing> = records
@@ -124,7 +124,7 @@ pub async fn publish_from_api(
     world: &mut LabWorld,
     cx: &mut Cx<'_, Step>,
     event: &TransferDone,
-) -> Result<(), sqlx::Error> {
+) -> Result<(), StepError> {
     let producer = match world.pipeline.api {
         Some(p) => p,
         None => {
@@ -159,7 +159,7 @@ pub async fn publish_from_api(
 /// The relay: publishes the unsent outbox rows (up to 100, oldest first) in one produce
 /// request, then marks them sent in one transaction. A crash between the two leaves them all
 /// unsent: the restarted relay publishes them again (at-least-once, the lesson's point).
-pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), sqlx::Error> {
+pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), StepError> {
     let now = cx.now();
     let rows: Vec<(String, String, String)> = sqlx::query_as(sql::OUTBOX_UNSENT)
         .bind(RELAY_BATCH)

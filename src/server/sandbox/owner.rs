@@ -189,7 +189,7 @@ impl Owner {
                 // steps before it logged.
                 tracing::error!(sandbox = %self.id, "step failed at {}: {e}", step.at_ms);
                 let _ = self.flush_events().await;
-                return Err(LabError::Store(e));
+                return Err(e.into());
             }
             self.pending.extend(step.events);
             if self.pending.len() >= EVENTS_PER_INSERT || self.stop_at.is_some() {
