@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{expect_object, int_in, FieldError};
+use super::fault::Percent;
 
 /// Messengers sent before the generals stop trying.
 pub const MAX_TRIPS: i64 = 8;
@@ -57,24 +57,28 @@ impl Generals {
             trips,
         }
     }
+}
 
-    /// Reads `{"loss_pct"?: 0…100}`.
-    pub fn parse_body(body: &serde_json::Value) -> Result<i64, FieldError> {
-        if body.is_null() {
-            return Ok(DEFAULT_LOSS_PCT);
-        }
-        let map = expect_object(body)?;
-        if let Some(extra) = map.keys().find(|k| k.as_str() != "loss_pct") {
-            return Err(FieldError::new(
-                extra.clone(),
-                "unknown field: expected loss_pct",
-            ));
-        }
-        match map.get("loss_pct") {
-            None => Ok(DEFAULT_LOSS_PCT),
-            Some(v) => int_in("loss_pct", v, 0, 100),
+/// `POST …/generals`: `{"loss_pct"?}`, the chance each messenger is caught, defaulting to
+/// [`DEFAULT_LOSS_PCT`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct GeneralsBody {
+    #[serde(default = "the_chapters_chance")]
+    pub loss_pct: Percent,
+}
+
+impl Default for GeneralsBody {
+    fn default() -> Self {
+        GeneralsBody {
+            loss_pct: the_chapters_chance(),
         }
     }
+}
+
+fn the_chapters_chance() -> Percent {
+    Percent::of(DEFAULT_LOSS_PCT)
 }
 
 #[cfg(test)]
@@ -109,9 +113,10 @@ mod tests {
         let g = Generals::from_draws(0, 0, || false);
         assert_eq!(g.trips.len() as i64, MAX_TRIPS);
         assert!(g.trips.iter().all(|t| !t.lost));
-        assert_eq!(Generals::parse_body(&json!({})), Ok(DEFAULT_LOSS_PCT));
-        assert_eq!(Generals::parse_body(&json!({"loss_pct": 0})), Ok(0));
-        assert!(Generals::parse_body(&json!({"loss_pct": 101})).is_err());
-        assert!(Generals::parse_body(&json!({"odds": 1})).is_err());
+        let read = |body| crate::domain::typed::read_body::<GeneralsBody>(&body);
+        assert_eq!(read(json!({})), Ok(GeneralsBody::default()));
+        assert_eq!(read(json!({"loss_pct": 0})).unwrap().loss_pct.get(), 0);
+        assert!(read(json!({"loss_pct": 101})).is_err());
+        assert!(read(json!({"odds": 1})).is_err());
     }
 }

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{expect_object, int_in, FieldError};
+use super::typed::bounded;
 
 /// How many copies one experiment may send.
 pub const MAX_TIMES: i64 = 20;
@@ -62,27 +62,27 @@ impl NaturalOp {
             }
         }
     }
+}
 
-    /// Reads `{"op": "set_name"|"add"|"insert", "times"?: 1…20}` (times defaults to 10).
-    pub fn parse_body(body: &serde_json::Value) -> Result<(NaturalOp, i64), FieldError> {
-        let map = expect_object(body)?;
-        if let Some(extra) = map.keys().find(|k| !["op", "times"].contains(&k.as_str())) {
-            return Err(FieldError::new(
-                extra.clone(),
-                "unknown field: expected op and times",
-            ));
-        }
-        let op = map
-            .get("op")
-            .and_then(|o| o.as_str())
-            .and_then(NaturalOp::from_id)
-            .ok_or_else(|| FieldError::new("op", "expected \"set_name\", \"add\" or \"insert\""))?;
-        let times = match map.get("times") {
-            None => TIMES,
-            Some(t) => int_in("times", t, 1, MAX_TIMES)?,
-        };
-        Ok((op, times))
-    }
+bounded!(
+    /// How many copies one experiment sends: 1 to [`MAX_TIMES`].
+    Times,
+    1,
+    MAX_TIMES
+);
+
+/// `POST …/natural`: `{"op", "times"?}`, the copies defaulting to [`TIMES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NaturalBody {
+    pub op: NaturalOp,
+    #[serde(default = "the_chapters_copies")]
+    pub times: Times,
+}
+
+fn the_chapters_copies() -> Times {
+    Times::of(TIMES)
 }
 
 /// What one copy did to the table.
@@ -151,23 +151,21 @@ mod tests {
 
     #[test]
     fn a_body_names_one_of_three_ways_and_how_many_copies() {
-        assert_eq!(
-            NaturalOp::parse_body(&json!({"op": "add"})),
-            Ok((NaturalOp::Add, TIMES))
-        );
-        assert_eq!(
-            NaturalOp::parse_body(&json!({"op": "insert", "times": 3})),
-            Ok((NaturalOp::Insert, 3))
-        );
+        let read = |body| crate::domain::typed::read_body::<NaturalBody>(&body);
+        let body = read(json!({"op": "add"})).unwrap();
+        assert_eq!((body.op, body.times.get()), (NaturalOp::Add, TIMES));
+        let body = read(json!({"op": "insert", "times": 3})).unwrap();
+        assert_eq!((body.op, body.times.get()), (NaturalOp::Insert, 3));
         for bad in [
             json!({"op": "multiply"}),
             json!({"op": "add", "times": 0}),
             json!({"op": "add", "times": 21}),
             json!({"op": "add", "extra": 1}),
+            json!({"op": "add", "times": null}),
             json!({}),
             json!([]),
         ] {
-            assert!(NaturalOp::parse_body(&bad).is_err(), "{bad}");
+            assert!(read(bad.clone()).is_err(), "{bad}");
         }
         for op in NaturalOp::ALL {
             assert_eq!(NaturalOp::from_id(op.id()), Some(op));

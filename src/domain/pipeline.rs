@@ -22,6 +22,7 @@ pub struct TransferDone {
 
 /// A consumer the lab can replay: `POST …/replay {"consumer": …}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Consumer {
     Fraud,

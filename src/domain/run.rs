@@ -3,10 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::fault::Percent;
+use super::generals::GeneralsBody;
+use super::natural::{NaturalBody, Times};
 use super::phone::AppSignal;
 use super::pipeline::Consumer;
 use super::transfer::{IdempotencyKey, USERS};
-use super::typed::read_body;
+use super::typed::{bounded, read_body};
 use super::{
     expect_object, int_in, ClockCommand, FaultsPatch, FieldError, SafeguardsPatch, TransferBody,
 };
@@ -124,16 +127,13 @@ pub enum Input {
     /// A `PUT …/faults` body.
     Faults(FaultsPatch),
     /// A consumer group rewound by time.
-    Replay {
-        consumer: Consumer,
-        from_seconds_ago: i64,
-    },
+    Replay(ReplayBody),
     /// Scenario 8's messengers.
-    Generals { loss_pct: i64 },
+    Generals { loss_pct: Percent },
     /// Scenario 7's copies of one write.
     Natural {
         op: super::natural::NaturalOp,
-        times: i64,
+        times: Times,
     },
     /// The timeline's mark of a loaded preset (its reset and settings are inputs of their own).
     Scenario {
@@ -200,24 +200,20 @@ fn check_input(input: &serde_json::Value) -> Result<(), FieldError> {
             .map(|_| ())
             .map_err(inner),
         "faults" => read_body::<FaultsPatch>(body).map(|_| ()).map_err(inner),
-        "replay" => check_replay(body).map(|_| ()).map_err(inner),
+        "replay" => read_body::<ReplayBody>(body).map(|_| ()).map_err(inner),
         "app" => AppSignal::parse(body).map(|_| ()).map_err(inner),
         "scenario" => check_scenario(body).map_err(inner),
         "generals" => {
             if body.get("loss_pct").is_none() {
                 return Err(inner(FieldError::new("loss_pct", "required")));
             }
-            super::generals::Generals::parse_body(body)
-                .map(|_| ())
-                .map_err(inner)
+            read_body::<GeneralsBody>(body).map(|_| ()).map_err(inner)
         }
         "natural" => {
             if body.get("times").is_none() {
                 return Err(inner(FieldError::new("times", "required")));
             }
-            super::natural::NaturalOp::parse_body(body)
-                .map(|_| ())
-                .map_err(inner)
+            read_body::<NaturalBody>(body).map(|_| ()).map_err(inner)
         }
         _ => Err(FieldError::new(
             kind.clone(),
@@ -287,31 +283,20 @@ fn check_transfer(t: &serde_json::Value) -> Result<(), FieldError> {
 /// replay form in the instructor's panel reads it too.
 pub const MAX_REPLAY_DAYS: i64 = super::clock::MAX_ADVANCE_SECONDS / 86_400;
 
-/// `{"consumer", "from_seconds_ago"}`, as `POST …/replay` takes it.
-pub fn check_replay(r: &serde_json::Value) -> Result<(Consumer, i64), FieldError> {
-    let map = expect_object(r)?;
-    if let Some(extra) = map
-        .keys()
-        .find(|k| *k != "consumer" && *k != "from_seconds_ago")
-    {
-        return Err(FieldError::new(
-            extra.clone(),
-            "unknown field: expected consumer and from_seconds_ago",
-        ));
-    }
-    let consumer = map
-        .get("consumer")
-        .and_then(|v| v.as_str())
-        .and_then(Consumer::from_id)
-        .ok_or_else(|| FieldError::new("consumer", "expected \"wallet\", \"sms\" or \"fraud\""))?;
-    let seconds = int_in(
-        "from_seconds_ago",
-        map.get("from_seconds_ago")
-            .unwrap_or(&serde_json::Value::Null),
-        0,
-        MAX_REPLAY_DAYS * 86_400,
-    )?;
-    Ok((consumer, seconds))
+bounded!(
+    /// How far back a consumer is replayed, in seconds: 0 to [`MAX_REPLAY_DAYS`] days.
+    SecondsAgo,
+    0,
+    MAX_REPLAY_DAYS * 86_400
+);
+
+/// `POST …/replay`: a consumer group rewound by time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReplayBody {
+    pub consumer: Consumer,
+    pub from_seconds_ago: SecondsAgo,
 }
 
 #[cfg(test)]

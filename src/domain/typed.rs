@@ -139,9 +139,19 @@ where
 pub fn read_body<T: DeserializeOwned>(body: &serde_json::Value) -> Result<T, FieldError> {
     super::expect_object(body)?;
     serde_path_to_error::deserialize(body).map_err(|e| {
-        let field = e.path().to_string();
-        let field = if field == "." { "(body)".into() } else { field };
-        FieldError::new(field, e.into_inner().to_string())
+        let path = e.path().to_string();
+        let message = e.into_inner().to_string();
+        // A field left out is named by the field, not by the object it is missing from.
+        let missing = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.strip_suffix('`'));
+        let field = match (path.as_str(), missing) {
+            (".", Some(name)) => name.to_owned(),
+            (".", None) => "(body)".to_owned(),
+            (_, Some(name)) => format!("{path}.{name}"),
+            (_, None) => path,
+        };
+        FieldError::new(field, message)
     })
 }
 
@@ -155,7 +165,14 @@ mod tests {
         pub struct Change {
             small: Small,
             on: bool,
+            inner: Inner,
         }
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+    pub struct Inner {
+        x: i64,
     }
 
     #[test]
@@ -191,6 +208,7 @@ mod tests {
             (json!({"large": 1}), "large"),
             (json!([1, true]), "(body)"),
             (json!("small"), "(body)"),
+            (json!({"inner": {}}), "inner.x"),
         ] {
             let e = read_body::<Change>(&body).unwrap_err();
             assert_eq!(e.field, field, "{body}: {e}");

@@ -11,6 +11,7 @@ use super::send_generals;
 use super::stream::LabStream;
 use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_args};
+use crate::domain::fault::Percent;
 use crate::domain::generals::{Generals, DEFAULT_LOSS_PCT, TRIP_MS};
 
 /// The hills' x positions in the picture.
@@ -44,7 +45,9 @@ pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
         move |_: &()| {
             let live = live.clone();
             async move {
-                run.set(Some(send_generals(live.sandbox(), DEFAULT_LOSS_PCT).await?));
+                run.set(Some(
+                    send_generals(live.sandbox(), Percent::of(DEFAULT_LOSS_PCT)).await?,
+                ));
                 Ok::<(), FnError>(())
             }
         }

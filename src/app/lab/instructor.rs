@@ -15,7 +15,8 @@ use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_args, tr_id};
 use crate::domain::class::pushable_presets;
 use crate::domain::fault::NumberFault;
-use crate::domain::run::MAX_REPLAY_DAYS;
+use crate::domain::pipeline::Consumer;
+use crate::domain::run::{ReplayBody, SecondsAgo, MAX_REPLAY_DAYS};
 use crate::domain::scenario::Variant;
 use crate::domain::{CrashMode, CrashPoint, FaultsPatch};
 
@@ -359,16 +360,16 @@ fn CrashControl(live: LabStream, point: CrashPoint, error: ControlError) -> impl
 /// Rewinds a consumer group by time: the replay of scenario 11.
 #[component]
 fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
-    let consumer = RwSignal::new("wallet".to_owned());
+    let consumer = RwSignal::new(Consumer::Wallet);
     let days = RwSignal::new("5".to_owned());
     let done = RwSignal::new(false);
     // A number of days the form cannot send: said beside the field, nothing sent.
     let invalid = RwSignal::new(false);
     // One replay at a time: the button waits for the server's answer.
-    let replay = Action::new(move |(group, seconds): &(String, i64)| {
-        let (sandbox, group, seconds) = (live.sandbox(), group.clone(), *seconds);
+    let replay = Action::new(move |body: &ReplayBody| {
+        let (sandbox, body) = (live.sandbox(), *body);
         async move {
-            match super::replay_consumer(sandbox, group, seconds).await {
+            match super::replay_consumer(sandbox, body).await {
                 Ok(()) => {
                     error.0.set(None);
                     done.set(true);
@@ -383,15 +384,20 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
         if busy.get_untracked() {
             return;
         }
-        let max = MAX_REPLAY_DAYS as f64;
         let d = days.get_untracked().trim().parse::<f64>().ok();
-        let Some(d) = d.filter(|d| (0.0..=max).contains(d)) else {
+        let seconds = d
+            .filter(|d| d.is_finite())
+            .and_then(|d| SecondsAgo::try_from((d * 86_400.0) as i64).ok());
+        let Some(from_seconds_ago) = seconds else {
             invalid.set(true);
             return;
         };
         invalid.set(false);
         done.set(false);
-        replay.dispatch((consumer.get_untracked(), (d * 86_400.0) as i64));
+        replay.dispatch(ReplayBody {
+            consumer: consumer.get_untracked(),
+            from_seconds_ago,
+        });
     };
     view! {
         <form class="replay" on:submit=on_submit>
@@ -400,7 +406,7 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
                 <p class="hint">{move || tr!("replay-hint")}</p>
                 <label>
                     {move || tr!("replay-consumer")}
-                    <select data-testid="replay-consumer" on:change=move |ev| consumer.set(event_target_value(&ev))>
+                    <select data-testid="replay-consumer" on:change=move |ev| if let Some(c) = Consumer::from_id(&event_target_value(&ev)) { consumer.set(c) }>
                         <option value="wallet">{move || tr!("replay-consumer-wallet")}</option>
                         <option value="sms">{move || tr!("replay-consumer-sms")}</option>
                         <option value="fraud">{move || tr!("replay-consumer-fraud")}</option>

@@ -135,13 +135,8 @@ pub async fn load_scenario(
 pub async fn send_natural(
     sandbox: String,
     op: crate::domain::natural::NaturalOp,
-    times: i64,
+    times: crate::domain::natural::Times,
 ) -> Result<crate::domain::natural::NaturalReport, FnError> {
-    if !(1..=crate::domain::natural::MAX_TIMES).contains(&times) {
-        return Err(FnError::InvalidField {
-            field: "times".into(),
-        });
-    }
     Ok(sandbox_of(&sandbox).await?.natural(op, times).await?)
 }
 
@@ -149,13 +144,8 @@ pub async fn send_natural(
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn send_generals(
     sandbox: String,
-    loss_pct: i64,
+    loss_pct: crate::domain::fault::Percent,
 ) -> Result<crate::domain::generals::Generals, FnError> {
-    if !(0..=100).contains(&loss_pct) {
-        return Err(FnError::InvalidField {
-            field: "loss_pct".into(),
-        });
-    }
     Ok(sandbox_of(&sandbox).await?.generals(loss_pct).await?)
 }
 
@@ -166,26 +156,16 @@ pub async fn crafted_attack(sandbox: String, attack: Attack) -> Result<Vec<Attac
     Ok(crate::server::attacks::run(&s, attack).await?)
 }
 
-/// Rewinds a consumer group `seconds_ago` virtual seconds: a consumer replay.
+/// Rewinds a consumer group by time: a consumer replay.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn replay_consumer(
     sandbox: String,
-    consumer: String,
-    seconds_ago: i64,
+    replay: crate::domain::run::ReplayBody,
 ) -> Result<(), FnError> {
-    use crate::domain::pipeline::Consumer;
-    let consumer = Consumer::from_id(&consumer).ok_or_else(|| FnError::InvalidField {
-        field: "consumer".into(),
-    })?;
-    if !(0..=crate::domain::clock::MAX_ADVANCE_SECONDS).contains(&seconds_ago) {
-        return Err(FnError::InvalidField {
-            field: "from_seconds_ago".into(),
-        });
-    }
     sandbox_of(&sandbox)
         .await?
         .unlocked()?
-        .replay(consumer, seconds_ago)
+        .replay(replay)
         .await?;
     Ok(())
 }

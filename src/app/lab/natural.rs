@@ -9,7 +9,7 @@ use super::send_natural;
 use super::stream::LabStream;
 use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, num, taka, tr_args, tr_id};
-use crate::domain::natural::{NaturalOp, NaturalReport, METHODS, TIMES};
+use crate::domain::natural::{NaturalOp, NaturalReport, Times, METHODS, TIMES};
 
 #[component]
 pub fn NaturalPanel(live: LabStream) -> impl IntoView {
@@ -39,7 +39,7 @@ fn Way(live: LabStream, op: NaturalOp) -> impl IntoView {
     let sending = Action::new(move |_: &()| {
         let live = live.clone();
         async move {
-            let r = send_natural(live.sandbox(), op, TIMES).await?;
+            let r = send_natural(live.sandbox(), op, Times::of(TIMES)).await?;
             report.set(Some(r));
             live.refresh();
             Ok::<(), FnError>(())

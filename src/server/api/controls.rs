@@ -11,9 +11,9 @@ use serde_json::json;
 
 use super::problem::json_body;
 use super::{shapes, SandboxId};
-use crate::domain::generals::Generals;
-use crate::domain::natural::{NaturalOp, NaturalReport};
-use crate::domain::run::check_replay;
+use crate::domain::generals::{Generals, GeneralsBody};
+use crate::domain::natural::{NaturalBody, NaturalReport};
+use crate::domain::run::ReplayBody;
 use crate::domain::scenario;
 use crate::domain::typed::read_body;
 use crate::domain::{ClockCommand, ClockState};
@@ -171,7 +171,7 @@ pub fn preset_for(n: &str, variant: scenario::Variant) -> Result<scenario::Prese
 /// the savings balance, or one INSERT keyed by a transfer id. A lost request never arrives.
 #[utoipa::path(post, path = "/api/sandboxes/{id}/natural", tag = "controls",
     params(shapes::SandboxPath),
-    request_body = shapes::NaturalBody,
+    request_body = NaturalBody,
     responses(
         (status = 200, description = "The copies sent, those that arrived, and the tables after", body = NaturalReport),
         (status = 400, response = shapes::BadRequest),
@@ -188,7 +188,7 @@ pub(super) async fn natural(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.get(&id).await?;
-    let (op, times) = NaturalOp::parse_body(&json_body(body, false)?)?;
+    let NaturalBody { op, times } = read_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.natural(op, times).await?))
 }
 
@@ -196,7 +196,7 @@ pub(super) async fn natural(
 /// `loss_pct` percent chance (default 30), until one is caught or eight have crossed.
 #[utoipa::path(post, path = "/api/sandboxes/{id}/generals", tag = "controls",
     params(shapes::SandboxPath),
-    request_body(content = shapes::GeneralsBody, description = "Optional; nothing reads as a 30 % chance"),
+    request_body(content = GeneralsBody, description = "Optional; nothing reads as a 30 % chance"),
     responses(
         (status = 200, description = "When the messengers set out, and each one", body = Generals),
         (status = 400, response = shapes::BadRequest),
@@ -213,14 +213,17 @@ pub(super) async fn generals(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.get(&id).await?;
-    let loss = Generals::parse_body(&json_body(body, true)?)?;
-    Ok(Json(sandbox.generals(loss).await?))
+    let body = match json_body(body, true)? {
+        serde_json::Value::Null => GeneralsBody::default(),
+        body => read_body(&body)?,
+    };
+    Ok(Json(sandbox.generals(body.loss_pct).await?))
 }
 
 /// Rewinds a consumer group by time: `{"consumer": "wallet"|"sms"|"fraud", "from_seconds_ago": n}`.
 #[utoipa::path(post, path = "/api/sandboxes/{id}/replay", tag = "controls",
     params(shapes::SandboxPath),
-    request_body = shapes::ReplayBody,
+    request_body = ReplayBody,
     responses(
         (status = 200, description = "The group's new offset per partition", body = shapes::Replayed),
         (status = 400, response = shapes::BadRequest),
@@ -237,8 +240,9 @@ pub(super) async fn replay(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.get(&id).await?;
-    let (consumer, seconds) = check_replay(&json_body(body, false)?)?;
-    let offsets = sandbox.unlocked()?.replay(consumer, seconds).await?;
+    let body: ReplayBody = read_body(&json_body(body, false)?)?;
+    let consumer = body.consumer.id();
+    let offsets = sandbox.unlocked()?.replay(body).await?;
     let offsets: serde_json::Map<String, serde_json::Value> = offsets
         .into_iter()
         .map(|(p, o)| (p.to_string(), o.into()))

@@ -7,21 +7,17 @@
 use serde_json::{json, Value};
 
 use crate::domain::clock::{MAX_ADVANCE_SECONDS, SPEED_MAX, SPEED_MIN, START_MS};
-use crate::domain::pipeline::Consumer;
 use crate::domain::run::MAX_RUN_MS;
 use crate::domain::safeguard::{Safeguard, SafeguardValue, MAX_WINDOW_HOURS};
 use crate::domain::transfer::{MAX_AMOUNT, MAX_KEY_LEN, USERS};
 
 /// Every schema written out by [`exact_schema`].
-pub const EXACT: [&str; 12] = [
+pub const EXACT: [&str; 9] = [
     "CreateBody",
     "MeasureBody",
     "DayBody",
     "ScenarioBody",
-    "NaturalBody",
-    "GeneralsBody",
     "ClockBody",
-    "ReplayBody",
     "AppEventBody",
     "TransferBody",
     "RunBody",
@@ -65,24 +61,17 @@ pub fn exact_schema(name: &str) -> Value {
         .map(|s| (s.id().to_owned(), safeguard_value(s)))
         .collect();
     let safeguard_ids: Vec<&str> = Safeguard::ALL.into_iter().map(|s| s.id()).collect();
-    let consumers: Vec<&str> = Consumer::ALL.into_iter().map(|c| c.id()).collect();
     let transfer = object(
         json!({"to": {"type": "string", "enum": USERS}, "amount": int(1, MAX_AMOUNT)}),
         &["to", "amount"],
     );
+    // In a run, the copies are always written down.
     let natural = object(
         json!({
             "op": {"type": "string", "enum": ["set_name", "add", "insert"]},
             "times": int(1, crate::domain::natural::MAX_TIMES),
         }),
-        &["op"],
-    );
-    let replay = object(
-        json!({
-            "consumer": {"type": "string", "enum": consumers},
-            "from_seconds_ago": int(0, MAX_ADVANCE_SECONDS),
-        }),
-        &["consumer", "from_seconds_ago"],
+        &["op", "times"],
     );
     let app_event = json!({"oneOf": [
         object(json!({
@@ -116,9 +105,6 @@ pub fn exact_schema(name: &str) -> Value {
             clock["not"] = json!({"required": ["step", "advance_seconds"]});
             clock
         }
-        "ReplayBody" => replay,
-        "NaturalBody" => natural.clone(),
-        "GeneralsBody" => object(json!({"loss_pct": int(0, 100)}), &[]),
         "DayBody" => object(
             json!({"scale": {"type": "integer", "enum": crate::domain::day::SCALES}}),
             &[],
@@ -160,13 +146,9 @@ pub fn exact_schema(name: &str) -> Value {
                 }), &["user", "key", "intent", "body"])),
                 one("safeguards", derived("SafeguardsPatch")),
                 one("faults", derived("FaultsPatch")),
-                one("replay", replay),
+                one("replay", derived("ReplayBody")),
                 one("app", app_event),
-                one("natural", {
-                    let mut n = natural.clone();
-                    n["required"] = json!(["op", "times"]);
-                    n
-                }),
+                one("natural", natural),
                 one("generals", object(json!({"loss_pct": int(0, 100)}), &["loss_pct"])),
                 one("scenario", object(json!({
                     "n": int(1, 12),

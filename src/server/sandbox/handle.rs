@@ -43,13 +43,13 @@ impl SandboxHandle {
     }
 
     /// Scenario 8: the Two Generals' messengers, each caught with this chance (percent).
-    pub async fn generals(&self, loss_pct: i64) -> Result<Generals, LabError> {
+    pub async fn generals(&self, loss_pct: Percent) -> Result<Generals, LabError> {
         self.ask(|tx| Command::Generals(loss_pct, tx)).await
     }
 
     /// Scenario 7: sends `times` copies of one natural-idempotency write over the sandbox's
     /// network and reports what the table says after them.
-    pub async fn natural(&self, op: NaturalOp, times: i64) -> Result<NaturalReport, LabError> {
+    pub async fn natural(&self, op: NaturalOp, times: Times) -> Result<NaturalReport, LabError> {
         self.ask(|tx| Command::Natural(op, times, tx)).await
     }
 
@@ -80,15 +80,10 @@ impl SandboxHandle {
         Ok(async move { rx.await.map_err(|_| LabError::Unavailable) })
     }
 
-    /// Rewinds a consumer group to the records of the last `seconds_ago` virtual seconds and
-    /// wakes it: a replay. Returns the new offset of each partition.
-    pub async fn replay(
-        &self,
-        consumer: Consumer,
-        seconds_ago: i64,
-    ) -> Result<Vec<(i64, i64)>, LabError> {
-        self.ask(|tx| Command::Replay(consumer, seconds_ago, tx))
-            .await
+    /// Rewinds a consumer group to the records of the last `from_seconds_ago` virtual seconds
+    /// and wakes it: a replay. Returns the new offset of each partition.
+    pub async fn replay(&self, body: ReplayBody) -> Result<Vec<(i64, i64)>, LabError> {
+        self.ask(|tx| Command::Replay(body, tx)).await
     }
 
     /// Wall time spent per kind of step (and on the event log) since the sandbox was opened,

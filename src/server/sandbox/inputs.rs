@@ -41,18 +41,14 @@ impl Owner {
         Ok(())
     }
 
-    pub(super) async fn replay(
-        &mut self,
-        consumer: Consumer,
-        seconds_ago: i64,
-    ) -> Result<Vec<(i64, i64)>, LabError> {
-        let now = self.sim.now();
-        let from = now - seconds_ago * 1_000;
-        self.record_input(&Input::Replay {
+    pub(super) async fn replay(&mut self, body: ReplayBody) -> Result<Vec<(i64, i64)>, LabError> {
+        let ReplayBody {
             consumer,
-            from_seconds_ago: seconds_ago,
-        })
-        .await?;
+            from_seconds_ago,
+        } = body;
+        let now = self.sim.now();
+        let from = now - from_seconds_ago.get() * 1_000;
+        self.record_input(&Input::Replay(body)).await?;
         let mut tx = self.world.stores.begin(StoreName::Broker).await?;
         let offsets = broker::seek_to_time(&mut tx, consumer.id(), consumer.topic(), from).await?;
         tx.commit().await?;
@@ -126,10 +122,7 @@ impl Owner {
             Input::App(signal) => self.app_signal(signal).await,
             Input::Safeguards(body) => self.set_safeguards(body).await.map(|_| ()),
             Input::Faults(body) => self.set_faults(body).await.map(|_| ()),
-            Input::Replay {
-                consumer,
-                from_seconds_ago,
-            } => self.replay(consumer, from_seconds_ago).await.map(|_| ()),
+            Input::Replay(body) => self.replay(body).await.map(|_| ()),
             Input::Generals { loss_pct } => self.generals(loss_pct).await.map(|_| ()),
             Input::Natural { op, times } => self.natural(op, times).await.map(|_| ()),
             // The reset and the settings around it are inputs of their own: this is the
@@ -222,8 +215,10 @@ impl Owner {
 
     /// Scenario 8's Two Generals: messengers drawn from the seeded generator, each on the
     /// timeline at the virtual time it would arrive.
-    pub(super) async fn generals(&mut self, loss_pct: i64) -> Result<Generals, LabError> {
-        self.record_input(&Input::Generals { loss_pct }).await?;
+    pub(super) async fn generals(&mut self, chance: Percent) -> Result<Generals, LabError> {
+        self.record_input(&Input::Generals { loss_pct: chance })
+            .await?;
+        let loss_pct = chance.get();
         let now = self.sim.now();
         let p = loss_pct as f64 / 100.0;
         let rng = self.sim.rng();
@@ -250,9 +245,10 @@ impl Owner {
     pub(super) async fn natural(
         &mut self,
         op: NaturalOp,
-        times: i64,
+        times: Times,
     ) -> Result<NaturalReport, LabError> {
         self.record_input(&Input::Natural { op, times }).await?;
+        let times = times.get();
         let now = self.sim.now();
         let transfer_id = format!("sv-{:016x}", self.sim.rng().next_u64());
         let loss = self.world.faults.request_loss_pct.get() as f64 / 100.0;

@@ -27,12 +27,13 @@ use super::sim::{NewEvent, Sim, SimCounters};
 use super::store::{StoreName, Stores, SNAPSHOT_ROWS};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
+use crate::domain::fault::Percent;
 use crate::domain::generals::Generals;
+use crate::domain::natural::Times;
 use crate::domain::natural::{NaturalOp, NaturalReport};
 use crate::domain::phone::AppSignal;
 use crate::domain::phone_app::{PhoneView, Presence};
-use crate::domain::pipeline::Consumer;
-use crate::domain::run::{Input, Run, RunInput};
+use crate::domain::run::{Input, ReplayBody, Run, RunInput};
 use crate::domain::scenario::Preset;
 use crate::domain::{
     Balances, ClockCommand, ClockMode, ClockState, EventKind, Faults, FaultsPatch, Layer, Outcome,
@@ -74,10 +75,10 @@ enum Command {
     Faults(FaultsPatch, oneshot::Sender<Result<Faults, LabError>>),
     Reset(oneshot::Sender<Result<(), LabError>>),
     Scenario(Box<Preset>, oneshot::Sender<Result<(), LabError>>),
-    Generals(i64, oneshot::Sender<Result<Generals, LabError>>),
+    Generals(Percent, oneshot::Sender<Result<Generals, LabError>>),
     Natural(
         NaturalOp,
-        i64,
+        Times,
         oneshot::Sender<Result<NaturalReport, LabError>>,
     ),
     State(i64, oneshot::Sender<Result<SandboxState, LabError>>),
@@ -95,8 +96,7 @@ enum Command {
     ),
     RewindSource(i64, oneshot::Sender<Result<checkpoint::Source, LabError>>),
     Replay(
-        Consumer,
-        i64,
+        ReplayBody,
         oneshot::Sender<Result<Vec<(i64, i64)>, LabError>>,
     ),
     Check(oneshot::Sender<Result<invariants::Report, LabError>>),

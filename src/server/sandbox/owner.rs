@@ -75,8 +75,8 @@ impl Owner {
                     let r = self.damage().await;
                     let _ = reply.send(r);
                 }
-                Command::Replay(consumer, seconds_ago, reply) => {
-                    let r = self.replay(consumer, seconds_ago).await;
+                Command::Replay(body, reply) => {
+                    let r = self.replay(body).await;
                     let _ = reply.send(r);
                 }
                 Command::ExportRun(reply) => {
