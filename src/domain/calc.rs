@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::typed::bounded;
 use super::FieldError;
 
 /// One gigabyte as the lesson counts it (10^9 bytes: 2,000,000 × 500 B = 1 GB).
@@ -130,58 +131,53 @@ pub const MIN_ROWS_PER_DAY: u32 = 100;
 /// deleting the same day's rows from one big table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct DropVsDelete {
-    /// 1 to 10.
-    pub days: u32,
-    /// 100 to 10,000.
-    pub rows_per_day: u32,
+    #[serde(default = "default_days")]
+    pub days: MeasureDays,
+    #[serde(default = "default_rows")]
+    pub rows_per_day: RowsPerDay,
+}
+
+bounded!(
+    /// Days one measurement fills: 1 to [`MAX_DAYS`].
+    MeasureDays,
+    1,
+    MAX_DAYS as i64
+);
+bounded!(
+    /// Rows per day in one measurement: [`MIN_ROWS_PER_DAY`] to [`MAX_ROWS_PER_DAY`].
+    RowsPerDay,
+    MIN_ROWS_PER_DAY as i64,
+    MAX_ROWS_PER_DAY as i64
+);
+
+fn default_days() -> MeasureDays {
+    MeasureDays::of(7)
+}
+
+fn default_rows() -> RowsPerDay {
+    RowsPerDay::of(5_000)
 }
 
 impl Default for DropVsDelete {
     fn default() -> Self {
         DropVsDelete {
-            days: 7,
-            rows_per_day: 5_000,
+            days: default_days(),
+            rows_per_day: default_rows(),
         }
     }
 }
 
 impl DropVsDelete {
-    /// Checks a request body; nothing is measured when a field fails.
-    pub fn parse(body: &serde_json::Value) -> Result<DropVsDelete, FieldError> {
-        let obj = body
-            .as_object()
-            .ok_or_else(|| FieldError::new("(body)", "expected a JSON object"))?;
-        if let Some(other) = obj
-            .keys()
-            .find(|k| !["days", "rows_per_day"].contains(&k.as_str()))
-        {
-            return Err(FieldError::new(
-                other.clone(),
-                "unknown field: expected \"days\" and \"rows_per_day\"",
-            ));
-        }
-        let field = |name: &str, lo: u32, hi: u32, default: u32| -> Result<u32, FieldError> {
-            match obj.get(name) {
-                None => Ok(default),
-                Some(v) => v
-                    .as_u64()
-                    .filter(|n| (u64::from(lo)..=u64::from(hi)).contains(n))
-                    .map(|n| n as u32)
-                    .ok_or_else(|| {
-                        FieldError::new(name, format!("expected a whole number from {lo} to {hi}"))
-                    }),
-            }
+    /// A measurement of `days` days of `rows_per_day` rows, or the field out of range.
+    pub fn new(days: i64, rows_per_day: i64) -> Result<DropVsDelete, FieldError> {
+        let field = |name: &'static str| {
+            move |e: super::typed::OutOfRange| FieldError::new(name, e.to_string())
         };
-        let d = DropVsDelete::default();
         Ok(DropVsDelete {
-            days: field("days", 1, MAX_DAYS, d.days)?,
-            rows_per_day: field(
-                "rows_per_day",
-                MIN_ROWS_PER_DAY,
-                MAX_ROWS_PER_DAY,
-                d.rows_per_day,
-            )?,
+            days: days.try_into().map_err(field("days"))?,
+            rows_per_day: rows_per_day.try_into().map_err(field("rows_per_day"))?,
         })
     }
 }
@@ -315,14 +311,13 @@ mod tests {
 
     #[test]
     fn a_measurement_body_is_checked_field_by_field() {
-        assert_eq!(DropVsDelete::parse(&json!({})), Ok(DropVsDelete::default()));
+        let read = |body| crate::domain::typed::read_body::<DropVsDelete>(&body);
+        assert_eq!(read(json!({})), Ok(DropVsDelete::default()));
         assert_eq!(
-            DropVsDelete::parse(&json!({"days": 3, "rows_per_day": 100})),
-            Ok(DropVsDelete {
-                days: 3,
-                rows_per_day: 100
-            })
+            read(json!({"days": 3, "rows_per_day": 100})),
+            DropVsDelete::new(3, 100)
         );
+        assert_eq!(DropVsDelete::new(11, 100).unwrap_err().field, "days");
         for bad in [
             json!({"days": 0}),
             json!({"days": 11}),
@@ -333,7 +328,7 @@ mod tests {
             json!({"weeks": 1}),
             json!([1]),
         ] {
-            assert!(DropVsDelete::parse(&bad).is_err(), "{bad}");
+            assert!(read(bad.clone()).is_err(), "{bad}");
         }
     }
 
@@ -345,7 +340,7 @@ mod tests {
             delete_us,
         };
         let r = DropReport {
-            rows_per_day: DropVsDelete::default().rows_per_day,
+            rows_per_day: DropVsDelete::default().rows_per_day.get() as u32,
             points: vec![point(100, 5_000), point(100, 90_000), point(200, 6_000)],
         };
         assert_eq!(r.lesson_scale(), 400.0);

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::calc::Tickets;
 use super::clock::DAY_MS;
-use super::{expect_object, Damage, FieldError};
+use super::{Damage, FieldError};
 
 /// The lesson's transfers a day at PocketPay.
 pub const FULL_DAY: u64 = 2_000_000;
@@ -51,31 +51,59 @@ pub const LESSON_TICKETS_BEFORE: f64 = 340.0;
 pub const LESSON_TICKETS_AFTER: f64 = 0.0;
 
 /// `POST /api/days` `{"scale": 10}`: which day to run (or to follow, if it is running or ran).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct DayRequest {
     /// The N of 1:N: one of 10, 100, 1000, 10000. Default 10.
-    pub scale: u32,
+    #[serde(default)]
+    pub scale: Scale,
 }
 
-impl DayRequest {
-    pub fn parse(body: &serde_json::Value) -> Result<DayRequest, FieldError> {
-        let o = expect_object(body)?;
-        if let Some(k) = o.keys().find(|k| k.as_str() != "scale") {
-            return Err(FieldError::new(k.as_str(), "unknown field: only scale"));
-        }
-        match o.get("scale") {
-            None => Ok(DayRequest {
-                scale: DEFAULT_SCALE,
-            }),
-            Some(v) => v
-                .as_u64()
-                .and_then(known_scale)
-                .map(|scale| DayRequest { scale })
-                .ok_or_else(scale_error),
-        }
+/// The N of 1:N: one of the [`SCALES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u32", into = "u32")]
+pub struct Scale(u32);
+
+impl Scale {
+    pub fn get(self) -> u32 {
+        self.0
     }
 }
+
+impl Default for Scale {
+    fn default() -> Self {
+        Scale(DEFAULT_SCALE)
+    }
+}
+
+impl TryFrom<u32> for Scale {
+    type Error = FieldError;
+
+    fn try_from(n: u32) -> Result<Scale, FieldError> {
+        known_scale(n.into()).map(Scale).ok_or_else(scale_error)
+    }
+}
+
+impl From<Scale> for u32 {
+    fn from(s: Scale) -> u32 {
+        s.0
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::PartialSchema for Scale {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .enum_values(Some(SCALES))
+            .into()
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::ToSchema for Scale {}
 
 /// The scale `n` (the N of 1:N), if it is one of the [`SCALES`].
 pub fn known_scale(n: u64) -> Option<u32> {
@@ -284,11 +312,10 @@ mod tests {
 
     #[test]
     fn only_the_listed_scales_are_taken() {
-        assert_eq!(DayRequest::parse(&json!({})).unwrap().scale, DEFAULT_SCALE);
-        assert_eq!(
-            DayRequest::parse(&json!({"scale": 1000})).unwrap().scale,
-            1000
-        );
+        let read = |body| crate::domain::typed::read_body::<DayRequest>(&body);
+        assert_eq!(read(json!({})).unwrap().scale.get(), DEFAULT_SCALE);
+        assert_eq!(read(json!({"scale": 1000})).unwrap().scale.get(), 1000);
+        assert_eq!(read(json!({"scale": 7})).unwrap_err().field, "scale");
         for bad in [
             json!({"scale": 7}),
             json!({"scale": "10"}),
@@ -298,7 +325,7 @@ mod tests {
             json!({"scale": 10, "speed": 2}),
             json!([10]),
         ] {
-            assert!(DayRequest::parse(&bad).is_err(), "{bad}");
+            assert!(read(bad.clone()).is_err(), "{bad}");
         }
         assert_eq!(parse_scale("10000"), Some(10_000));
         for bad in ["1:10", "010", "+10", " 10", "7", ""] {

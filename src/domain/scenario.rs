@@ -32,7 +32,6 @@ impl Variant {
         }
     }
 
-    /// Reads the body of `POST …/scenario/{n}`: nothing, `{}`, or `{"variant": "…"}`.
     /// The variant with this id, if there is one.
     pub fn from_id(id: &str) -> Option<Variant> {
         [Variant::Guarded, Variant::Unguarded, Variant::AtMostOnce]
@@ -49,25 +48,16 @@ impl Variant {
             )
         })
     }
+}
 
-    pub fn parse_body(body: &Value) -> Result<Variant, FieldError> {
-        match body {
-            Value::Null => Ok(Variant::Guarded),
-            Value::Object(map) => {
-                if let Some(other) = map.keys().find(|k| k.as_str() != "variant") {
-                    return Err(FieldError::new(
-                        other.clone(),
-                        "unknown field: expected only \"variant\"",
-                    ));
-                }
-                match map.get("variant") {
-                    None => Ok(Variant::Guarded),
-                    Some(v) => Variant::parse_id(v.as_str().unwrap_or_default()),
-                }
-            }
-            _ => Err(FieldError::new("(body)", "expected a JSON object")),
-        }
-    }
+/// The body of `POST …/scenario/{n}`: `{}` or `{"variant": "…"}` (nothing at all reads as
+/// `{}`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioBody {
+    #[serde(default)]
+    pub variant: Variant,
 }
 
 /// What loading a scenario sets, after a reset to the lesson's start.
@@ -235,18 +225,24 @@ mod tests {
 
     #[test]
     fn a_body_names_a_variant_or_nothing() {
-        assert_eq!(Variant::parse_body(&Value::Null), Ok(Variant::Guarded));
-        assert_eq!(Variant::parse_body(&json!({})), Ok(Variant::Guarded));
+        let read = |body| crate::domain::typed::read_body::<ScenarioBody>(&body).map(|b| b.variant);
+        assert_eq!(read(json!({})), Ok(Variant::Guarded));
         assert_eq!(
-            Variant::parse_body(&json!({"variant": "unguarded"})),
+            read(json!({"variant": "unguarded"})),
             Ok(Variant::Unguarded)
         );
         assert_eq!(
-            Variant::parse_body(&json!({"variant": "at_most_once"})),
+            read(json!({"variant": "at_most_once"})),
             Ok(Variant::AtMostOnce)
         );
-        assert!(Variant::parse_body(&json!({"variant": "off"})).is_err());
-        assert!(Variant::parse_body(&json!({"varient": "guarded"})).is_err());
-        assert!(Variant::parse_body(&json!([1])).is_err());
+        assert_eq!(
+            read(json!({"variant": "off"})).unwrap_err().field,
+            "variant"
+        );
+        assert_eq!(
+            read(json!({"varient": "guarded"})).unwrap_err().field,
+            "varient"
+        );
+        assert!(read(json!([1])).is_err());
     }
 }

@@ -59,15 +59,16 @@ pub async fn drop_vs_delete(data_dir: &Path, m: DropVsDelete) -> Result<DropRepo
         "{{\"txn\":\"TXN-88412\",\"amount\":500,\"pad\":\"{}\"}}",
         "x".repeat(400)
     );
-    let mut points = Vec::with_capacity(m.days as usize);
-    for day in 1..=m.days {
+    let (days, rows_per_day) = (m.days.get() as u32, m.rows_per_day.get() as u32);
+    let mut points = Vec::with_capacity(days as usize);
+    for day in 1..=days {
         let mut tx = db.begin().await?;
         sqlx::query(&format!(
             "CREATE TABLE keys_d{day} (key TEXT PRIMARY KEY, response TEXT NOT NULL)"
         ))
         .execute(&mut *tx)
         .await?;
-        for row in 0..m.rows_per_day {
+        for row in 0..rows_per_day {
             let key = format!("{day:03}-{row:06}-{}", row.wrapping_mul(2_654_435_761));
             sqlx::query("INSERT INTO keys (key, day, response) VALUES (?1, ?2, ?3)")
                 .bind(&key)
@@ -108,7 +109,7 @@ pub async fn drop_vs_delete(data_dir: &Path, m: DropVsDelete) -> Result<DropRepo
     db.close().await?;
     drop(scratch);
     Ok(DropReport {
-        rows_per_day: m.rows_per_day,
+        rows_per_day,
         points,
     })
 }
@@ -120,15 +121,9 @@ mod tests {
     #[tokio::test]
     async fn every_day_is_measured_and_the_scratch_file_is_gone() {
         let dir = tempfile::tempdir().unwrap();
-        let report = drop_vs_delete(
-            dir.path(),
-            DropVsDelete {
-                days: 3,
-                rows_per_day: 200,
-            },
-        )
-        .await
-        .unwrap();
+        let report = drop_vs_delete(dir.path(), DropVsDelete::new(3, 200).unwrap())
+            .await
+            .unwrap();
         assert_eq!(report.points.len(), 3);
         assert_eq!(
             report.points.iter().map(|p| p.days).collect::<Vec<_>>(),

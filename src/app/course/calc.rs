@@ -275,10 +275,7 @@ fn WindowCalc() -> impl IntoView {
 /// Measures a partition drop against a row-by-row DELETE on the server's SQLite
 /// (`server::measure`), the same service as `POST /api/measure/drop-vs-delete`.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn measure_drop(days: u32, rows_per_day: u32) -> Result<DropReport, FnError> {
-    let m = crate::domain::calc::DropVsDelete::parse(
-        &serde_json::json!({"days": days, "rows_per_day": rows_per_day}),
-    )?;
+pub async fn measure_drop(m: crate::domain::calc::DropVsDelete) -> Result<DropReport, FnError> {
     let sandboxes = crate::app::lab::sandboxes();
     crate::server::measure::drop_vs_delete(&sandboxes.config().data_dir, m)
         .await
@@ -291,14 +288,22 @@ pub async fn measure_drop(days: u32, rows_per_day: u32) -> Result<DropReport, Fn
 #[component]
 fn DropCalc() -> impl IntoView {
     use crate::domain::calc::{DropVsDelete, MAX_DAYS, MAX_ROWS_PER_DAY, MIN_ROWS_PER_DAY};
+    use crate::domain::FieldError;
     let d = DropVsDelete::default();
-    let days = RwSignal::new(f64::from(d.days));
-    let rows = RwSignal::new(f64::from(d.rows_per_day));
-    let measure = Action::new(move |(days, rows): &(u32, u32)| measure_drop(*days, *rows));
+    let days = RwSignal::new(d.days.get() as f64);
+    let rows = RwSignal::new(d.rows_per_day.get() as f64);
+    // A measurement the sliders cannot ask for is refused here, as the server would.
+    let measure = Action::new(move |m: &Result<DropVsDelete, FieldError>| {
+        let m = m.clone();
+        async move { measure_drop(m?).await }
+    });
     let report = move || measure.value().get().and_then(Result::ok);
     let failed = move || matches!(measure.value().get(), Some(Err(_)));
     let run = move |_| {
-        measure.dispatch((days.get_untracked() as u32, rows.get_untracked() as u32));
+        measure.dispatch(DropVsDelete::new(
+            days.get_untracked() as i64,
+            rows.get_untracked() as i64,
+        ));
     };
     let (left, top, width, height) = PLOT;
     let chart = move || {

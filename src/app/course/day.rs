@@ -16,10 +16,8 @@ use crate::domain::day::{
 
 /// Starts the day at a scale, or answers the one running or run (`server::day`).
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn start_day(scale: u32) -> Result<DayReport, FnError> {
-    let scale = crate::domain::day::known_scale(scale.into())
-        .ok_or_else(crate::domain::day::scale_error)?;
-    Ok(crate::app::lab::sandboxes().days().start(scale)?)
+pub async fn start_day(scale: crate::domain::day::Scale) -> Result<DayReport, FnError> {
+    Ok(crate::app::lab::sandboxes().days().start(scale.get())?)
 }
 
 /// The day at a scale as it stands, if it was ever started on this server.
@@ -134,7 +132,10 @@ pub fn DayPage() -> impl IntoView {
         let g = generation.get_value();
         let s = scale.get_untracked();
         leptos::task::spawn_local(async move {
-            let r = start_day(s).await.map(Some);
+            let r = match crate::domain::day::Scale::try_from(s) {
+                Ok(s) => start_day(s).await.map(Some),
+                Err(e) => Err(e.into()),
+            };
             if take(g, r) {
                 follow(g);
             }

@@ -122,7 +122,7 @@ pub(super) async fn reset(
         shapes::SandboxPath,
         ("n" = u8, Path, description = "The scenario, 1 to 12 (docs/reference.md §7); any other text answers 404 `unknown-scenario`"),
     ),
-    request_body(content = shapes::ScenarioBody, description = "Optional; `{}` or nothing reads as the guarded variant"),
+    request_body(content = scenario::ScenarioBody, description = "Optional; `{}` or nothing reads as the guarded variant"),
     responses(
         (status = 200, description = "The scenario is loaded", body = shapes::ScenarioLoaded),
         (status = 400, response = shapes::BadRequest),
@@ -147,7 +147,10 @@ pub(super) async fn scenario(
         .unwrap_or_default();
     // An unknown scenario is refused before the body is read, as a missing one would be.
     preset_for(&n, scenario::Variant::Guarded)?;
-    let variant = scenario::Variant::parse_body(&json_body(body, true)?)?;
+    let variant = match json_body(body, true)? {
+        serde_json::Value::Null => scenario::Variant::Guarded,
+        body => read_body::<scenario::ScenarioBody>(&body)?.variant,
+    };
     let preset = preset_for(&n, variant)?;
     let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
     sandbox.unlocked()?.load_scenario(preset).await?;

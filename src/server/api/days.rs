@@ -17,7 +17,7 @@ use crate::server::sandboxes::Sandboxes;
 /// deterministic, so the server runs each scale once and every caller follows the same day.
 /// One day runs at a time on a server.
 #[utoipa::path(post, path = "/api/days", tag = "calculators",
-    request_body(content = shapes::DayBody, description = "May be left out: `{}` (scale 1:10)"),
+    request_body(content = DayRequest, description = "May be left out: `{}` (scale 1:10)"),
     responses(
         (status = 200, description = "The day at this scale has run: its report", body = DayReport),
         (status = 202, description = "The day is running (just started, or already): its report so far; follow it at Location",
@@ -32,8 +32,11 @@ pub(super) async fn start_day(
     State(sandboxes): State<Sandboxes>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let request = DayRequest::parse(&json_body(body, true)?)?;
-    let report = sandboxes.days().start(request.scale)?;
+    let request = match json_body(body, true)? {
+        serde_json::Value::Null => DayRequest::default(),
+        body => crate::domain::typed::read_body::<DayRequest>(&body)?,
+    };
+    let report = sandboxes.days().start(request.scale.get())?;
     Ok(answer(report))
 }
 

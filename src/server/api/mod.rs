@@ -104,7 +104,7 @@ async fn rate_limit(
 /// calculator's live measurement on a scratch SQLite file (`server::measure`). Belongs to no
 /// sandbox; one runs at a time.
 #[utoipa::path(post, path = "/api/measure/drop-vs-delete", tag = "calculators",
-    request_body(content = shapes::MeasureBody, description = "May be left out: `{}` (7 days of 5,000 rows)"),
+    request_body(content = crate::domain::calc::DropVsDelete, description = "May be left out: `{}` (7 days of 5,000 rows)"),
     responses(
         (status = 200, description = "After each day added, the time to drop one day's table and to delete one day's rows", body = crate::domain::calc::DropReport),
         (status = 400, response = shapes::BadRequest),
@@ -116,7 +116,10 @@ async fn measure_drop_vs_delete(
     State(sandboxes): State<Sandboxes>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let m = crate::domain::calc::DropVsDelete::parse(&json_body(body, true)?)?;
+    let m = match json_body(body, true)? {
+        serde_json::Value::Null => crate::domain::calc::DropVsDelete::default(),
+        body => crate::domain::typed::read_body(&body)?,
+    };
     let report = crate::server::measure::drop_vs_delete(&sandboxes.config().data_dir, m).await?;
     Ok(Json(report))
 }

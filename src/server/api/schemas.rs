@@ -12,11 +12,8 @@ use crate::domain::safeguard::{Safeguard, SafeguardValue, MAX_WINDOW_HOURS};
 use crate::domain::transfer::{MAX_AMOUNT, MAX_KEY_LEN, USERS};
 
 /// Every schema written out by [`exact_schema`].
-pub const EXACT: [&str; 9] = [
+pub const EXACT: [&str; 6] = [
     "CreateBody",
-    "MeasureBody",
-    "DayBody",
-    "ScenarioBody",
     "ClockBody",
     "AppEventBody",
     "TransferBody",
@@ -105,24 +102,6 @@ pub fn exact_schema(name: &str) -> Value {
             clock["not"] = json!({"required": ["step", "advance_seconds"]});
             clock
         }
-        "DayBody" => object(
-            json!({"scale": {"type": "integer", "enum": crate::domain::day::SCALES}}),
-            &[],
-        ),
-        "MeasureBody" => {
-            use crate::domain::calc::{MAX_DAYS, MAX_ROWS_PER_DAY, MIN_ROWS_PER_DAY};
-            object(
-                json!({
-                    "days": int(1, MAX_DAYS.into()),
-                    "rows_per_day": int(MIN_ROWS_PER_DAY.into(), MAX_ROWS_PER_DAY.into()),
-                }),
-                &[],
-            )
-        }
-        "ScenarioBody" => object(
-            json!({"variant": {"type": "string", "enum": ["guarded", "unguarded", "at_most_once"]}}),
-            &[],
-        ),
         "AppEventBody" => app_event,
         "TransferBody" => transfer,
         "RunBody" => {

@@ -89,9 +89,6 @@ macro_rules! exact_schemas {
 
 exact_schemas!(
     CreateBody,
-    MeasureBody,
-    DayBody,
-    ScenarioBody,
     ClockBody,
     AppEventBody,
     TransferBody,
