@@ -1213,3 +1213,100 @@ async fn a_scripted_run_keeps_its_log_hash_across_versions() {
         "seed 88412"
     );
 }
+
+/// Every body read into a type names the field that does not fit it (in `field`, dotted for
+/// a nested one) and changes nothing: an unknown field, a value out of range, a `null` where
+/// a value must be, a field left out.
+#[tokio::test]
+async fn a_typed_body_names_the_field_that_does_not_fit() {
+    let lab = TestLab::in_process().await;
+    let id = lab.sandbox(29).await;
+    let on = |path: &str| format!("/api/sandboxes/{id}/{path}");
+    let cases: Vec<(&str, String, Value, &str)> = vec![
+        ("POST", "/api/sandboxes".into(), json!({"seed": -1}), "seed"),
+        (
+            "POST",
+            "/api/sandboxes".into(),
+            json!({"seed": null}),
+            "seed",
+        ),
+        (
+            "POST",
+            "/api/sandboxes".into(),
+            json!({"color": 1}),
+            "color",
+        ),
+        (
+            "PUT",
+            on("safeguards"),
+            json!({"window_hours": 0}),
+            "window_hours",
+        ),
+        ("PUT", on("safeguards"), json!({"outbox": null}), "outbox"),
+        ("PUT", on("safeguards"), json!({"outbox": 1}), "outbox"),
+        (
+            "PUT",
+            on("faults"),
+            json!({"latency_ms": 600_001}),
+            "latency_ms",
+        ),
+        (
+            "PUT",
+            on("faults"),
+            json!({"crash": {"api_after_lunch": "once"}}),
+            "crash.api_after_lunch",
+        ),
+        (
+            "PUT",
+            on("faults"),
+            json!({"crash": {"broker_ack_lost": 2}}),
+            "crash.broker_ack_lost",
+        ),
+        ("POST", on("natural"), json!({"times": 3}), "op"),
+        (
+            "POST",
+            on("natural"),
+            json!({"op": "add", "times": 21}),
+            "times",
+        ),
+        ("POST", on("generals"), json!({"loss_pct": 101}), "loss_pct"),
+        (
+            "POST",
+            on("replay"),
+            json!({"consumer": "wallet"}),
+            "from_seconds_ago",
+        ),
+        (
+            "POST",
+            on("replay"),
+            json!({"consumer": "audit", "from_seconds_ago": 1}),
+            "consumer",
+        ),
+        (
+            "POST",
+            on("scenario/3"),
+            json!({"variant": "off"}),
+            "variant",
+        ),
+        ("POST", "/api/days".into(), json!({"scale": 7}), "scale"),
+        (
+            "POST",
+            "/api/measure/drop-vs-delete".into(),
+            json!({"days": 11}),
+            "days",
+        ),
+    ];
+    let before = lab.state(&id).await;
+    for (method, path, body, field) in cases {
+        let r = if method == "PUT" {
+            lab.put(&path, body.clone()).await
+        } else {
+            lab.post(&path, body.clone()).await
+        };
+        let problem = expect_problem(r, 400, "invalid-field").await;
+        assert_eq!(problem["field"], field, "{method} {path} {body}: {problem}");
+    }
+    let after = lab.state(&id).await;
+    assert_eq!(after["safeguards"], before["safeguards"]);
+    assert_eq!(after["faults"], before["faults"]);
+}

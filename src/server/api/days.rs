@@ -32,10 +32,7 @@ pub(super) async fn start_day(
     State(sandboxes): State<Sandboxes>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let request = match json_body(body, true)? {
-        serde_json::Value::Null => DayRequest::default(),
-        body => crate::domain::typed::read_body::<DayRequest>(&body)?,
-    };
+    let request: DayRequest = crate::domain::typed::read_body(&json_body(body, true)?)?;
     let report = sandboxes.days().start(request.scale.get())?;
     Ok(answer(report))
 }

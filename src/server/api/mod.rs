@@ -116,10 +116,8 @@ async fn measure_drop_vs_delete(
     State(sandboxes): State<Sandboxes>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let m = match json_body(body, true)? {
-        serde_json::Value::Null => crate::domain::calc::DropVsDelete::default(),
-        body => crate::domain::typed::read_body(&body)?,
-    };
+    let m: crate::domain::calc::DropVsDelete =
+        crate::domain::typed::read_body(&json_body(body, true)?)?;
     let report = crate::server::measure::drop_vs_delete(&sandboxes.config().data_dir, m).await?;
     Ok(Json(report))
 }

@@ -67,7 +67,7 @@ use crate::domain::{
             crate::domain::natural::NaturalOp,
             crate::domain::generals::Generals,
             crate::domain::generals::Trip,
-            CreateBody,
+            super::sandboxes::CreateBody,
             crate::domain::calc::DropVsDelete,
             crate::domain::calc::MeasureDays,
             crate::domain::calc::RowsPerDay,

@@ -10,15 +10,31 @@ use serde_json::json;
 
 use super::problem::json_body;
 use super::{shapes, SandboxId};
-use crate::domain::{expect_object, ClockMode, FieldError, SandboxState};
+use crate::domain::typed::read_body;
+use crate::domain::{ClockMode, SandboxState};
 use crate::server::error::LabError;
 use crate::server::sandboxes::Sandboxes;
+
+/// `POST /api/sandboxes`: `{"seed"?, "paused"?}`; nothing reads as `{}` (a random seed, the
+/// clock running).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateBody {
+    /// The seed of every chance in the sandbox: the same seed and the same inputs give the
+    /// same timeline.
+    #[serde(default, deserialize_with = "crate::domain::typed::present")]
+    #[schema(nullable = false)]
+    pub seed: Option<u64>,
+    /// Start with the clock paused.
+    #[serde(default)]
+    pub paused: bool,
+}
 
 /// `POST /api/sandboxes` `{"seed"?: u64, "paused"?: bool}` → 201 `{"id"}`. A sandbox starts live
 /// at ×1; `"paused": true` starts it paused at 09:00 on day 1, so that a scripted run (a test, a
 /// replay) begins at an exact virtual time.
 #[utoipa::path(post, path = "/api/sandboxes", tag = "sandboxes",
-    request_body(content = shapes::CreateBody, description = "May be left out (no body, no Content-Type): `{}`"),
+    request_body(content = CreateBody, description = "May be left out (no body, no Content-Type): `{}`"),
     responses(
         (status = 201, description = "Made, at the lesson's start", body = shapes::Created,
             headers(("Location" = String, description = "`/api/sandboxes/{id}`"))),
@@ -35,27 +51,7 @@ pub(super) async fn create(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let id = sandboxes.new_id(&headers)?;
-    let body = json_body(body, true)?;
-    let mut seed = None;
-    let mut paused = false;
-    for (key, value) in expect_object(&body)? {
-        match key.as_str() {
-            "paused" => paused = crate::domain::boolean("paused", value)?,
-            "seed" => {
-                seed = Some(value.as_u64().ok_or_else(|| {
-                    FieldError::new(
-                        "seed",
-                        "expected a whole number from 0 to 18446744073709551615",
-                    )
-                })?)
-            }
-            _ => {
-                return Err(
-                    FieldError::new(key.clone(), "unknown field: expected seed or paused").into(),
-                )
-            }
-        }
-    }
+    let CreateBody { seed, paused } = read_body(&json_body(body, true)?)?;
     let mode = if paused {
         ClockMode::Paused
     } else {

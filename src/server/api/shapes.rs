@@ -87,14 +87,7 @@ macro_rules! exact_schemas {
     )*};
 }
 
-exact_schemas!(
-    CreateBody,
-    ClockBody,
-    AppEventBody,
-    TransferBody,
-    RunBody,
-    Safeguards,
-);
+exact_schemas!(ClockBody, AppEventBody, TransferBody, RunBody, Safeguards,);
 
 /// Problem answers shared by many operations, each a `components/responses` entry.
 macro_rules! problem_responses {
