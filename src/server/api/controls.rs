@@ -40,7 +40,7 @@ pub(super) async fn safeguards(
     SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     let patch = read_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.unlocked()?.set_safeguards(patch).await?))
 }
@@ -64,7 +64,7 @@ pub(super) async fn faults(
     SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     let patch = read_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.unlocked()?.set_faults(patch).await?))
 }
@@ -88,7 +88,7 @@ pub(super) async fn clock(
     SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     let commands = ClockCommand::parse_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.clock(commands).await?))
 }
@@ -109,7 +109,7 @@ pub(super) async fn reset(
     State(sandboxes): State<Sandboxes>,
     SandboxId(id): SandboxId,
 ) -> Result<StatusCode, LabError> {
-    sandboxes.get(&id).await?.unlocked()?.reset().await?;
+    sandboxes.by_id(id).await?.unlocked()?.reset().await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -139,7 +139,7 @@ pub(super) async fn scenario(
     params: RawPathParams,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     let n = params
         .iter()
         .find(|(name, _)| *name == "n")
@@ -190,7 +190,7 @@ pub(super) async fn natural(
     SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     let NaturalBody { op, times } = read_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.natural(op, times).await?))
 }
@@ -215,7 +215,7 @@ pub(super) async fn generals(
     SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     let body = match json_body(body, true)? {
         serde_json::Value::Null => GeneralsBody::default(),
         body => read_body(&body)?,
@@ -242,7 +242,7 @@ pub(super) async fn replay(
     SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     let body: ReplayBody = read_body(&json_body(body, false)?)?;
     let consumer = body.consumer.id();
     let offsets = sandbox.unlocked()?.replay(body).await?;

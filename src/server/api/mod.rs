@@ -59,10 +59,10 @@ pub fn router(sandboxes: &Sandboxes) -> Router<Sandboxes> {
         .layer(axum::middleware::from_fn(edge::guard))
 }
 
-/// The `{id}` of a sandbox route, as text: whether it names a sandbox is [`Sandboxes::get`]'s
-/// question, so a malformed id and an unknown one both answer 404 `unknown-sandbox`, even one
-/// that is not UTF-8 once percent-decoded.
-pub struct SandboxId(pub String);
+/// The `{id}` of a sandbox route, read as a sandbox id (a UUID in its 36-character form). A
+/// malformed id and an unknown one both answer 404 `unknown-sandbox`, even one that is not
+/// UTF-8 once percent-decoded: to the caller, neither names a sandbox.
+pub struct SandboxId(pub uuid::Uuid);
 
 impl<S: Send + Sync> FromRequestParts<S> for SandboxId {
     type Rejection = LabError;
@@ -74,7 +74,7 @@ impl<S: Send + Sync> FromRequestParts<S> for SandboxId {
         let id = params
             .iter()
             .find(|(name, _)| *name == "id")
-            .map(|(_, value)| value.to_owned())
+            .and_then(|(_, value)| crate::server::sandboxes::sandbox_id(value))
             .ok_or(LabError::NotFound)?;
         Ok(SandboxId(id))
     }

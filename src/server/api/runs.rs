@@ -36,7 +36,7 @@ pub(super) async fn state_at(
     params: RawPathParams,
 ) -> Result<Json<SandboxState>, LabError> {
     // The sandbox first, like every other route: an unknown one is 404 whatever the event.
-    sandboxes.get(&id).await?;
+    sandboxes.by_id(id).await?;
     let event = params
         .iter()
         .find(|(name, _)| *name == "event")
@@ -46,7 +46,7 @@ pub(super) async fn state_at(
         .ok_or_else(|| FieldError::new("event", "expected a timeline event id (digits)"))?;
     Ok(Json(
         sandboxes
-            .state_at(&id, event, crate::server::store::SNAPSHOT_ROWS)
+            .state_at(&id.to_string(), event, crate::server::store::SNAPSHOT_ROWS)
             .await?,
     ))
 }
@@ -72,7 +72,7 @@ pub(super) async fn export_run(
     State(sandboxes): State<Sandboxes>,
     SandboxId(id): SandboxId,
 ) -> Result<Json<Run>, LabError> {
-    Ok(Json(sandboxes.get(&id).await?.export_run().await?))
+    Ok(Json(sandboxes.by_id(id).await?.export_run().await?))
 }
 
 /// Reruns a run in a new sandbox (paused when done): the same seed and inputs give the same

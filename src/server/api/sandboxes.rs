@@ -81,7 +81,7 @@ pub(super) async fn state(
     State(sandboxes): State<Sandboxes>,
     SandboxId(id): SandboxId,
 ) -> Result<Json<SandboxState>, LabError> {
-    Ok(Json(sandboxes.get(&id).await?.state().await?))
+    Ok(Json(sandboxes.by_id(id).await?.state().await?))
 }
 
 /// Checks the sandbox's invariants now, between two steps: what must hold whatever the faults
@@ -100,5 +100,5 @@ pub(super) async fn check(
     State(sandboxes): State<Sandboxes>,
     SandboxId(id): SandboxId,
 ) -> Result<Json<crate::server::invariants::Report>, LabError> {
-    Ok(Json(sandboxes.get(&id).await?.check().await?))
+    Ok(Json(sandboxes.by_id(id).await?.check().await?))
 }

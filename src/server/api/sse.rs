@@ -72,7 +72,7 @@ pub async fn events(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
     let follow = follows_state(query.as_deref())?;
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     stream(&sandboxes, sandbox, &headers, follow)
 }
 

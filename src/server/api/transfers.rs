@@ -51,7 +51,7 @@ pub(super) async fn transfer(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, LabError> {
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     let authorization = once(&headers, "Authorization")?;
     let user = transfer::user_from_authorization(authorization.and_then(|v| v.to_str().ok()))
         .ok_or(LabError::Unauthorized)?;
@@ -201,7 +201,7 @@ pub(super) async fn app_event(
     SandboxId(id): SandboxId,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<StatusCode, LabError> {
-    let sandbox = sandboxes.get(&id).await?;
+    let sandbox = sandboxes.by_id(id).await?;
     let signal = crate::domain::phone::AppSignal::parse(&json_body(body, false)?)?;
     sandbox.app_signal(signal).await?;
     Ok(StatusCode::NO_CONTENT)

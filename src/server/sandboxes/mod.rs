@@ -158,7 +158,11 @@ impl Sandboxes {
     /// From then on it is a sandbox somebody came back to: never deleted to make room for a new
     /// one.
     pub async fn get(&self, id: &str) -> Result<SandboxHandle, LabError> {
-        let id = sandbox_id(id).ok_or(LabError::NotFound)?;
+        self.by_id(sandbox_id(id).ok_or(LabError::NotFound)?).await
+    }
+
+    /// [`Sandboxes::get`] for an id already read as one.
+    pub async fn by_id(&self, id: Uuid) -> Result<SandboxHandle, LabError> {
         // Under the lock, so that no creation deletes it between the look-up and the mark.
         let mut loaded = self.0.loaded.lock().await;
         match loaded.get(&id) {
