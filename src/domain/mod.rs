@@ -19,6 +19,7 @@ pub mod natural;
 pub mod phone;
 pub mod phone_app;
 pub mod pipeline;
+pub mod problem;
 pub mod quiz;
 pub mod realworld;
 pub mod run;
@@ -32,6 +33,7 @@ pub use clock::{ClockCommand, ClockMode, ClockState};
 pub use event::{EventKind, Outcome, TimelineEvent};
 pub use fault::{CrashMode, CrashPoint, Faults, FaultsPatch};
 pub use layer::Layer;
+pub use problem::{problem_body, ProblemKind};
 pub use safeguard::{Safeguard, SafeguardValue, Safeguards, SafeguardsPatch};
 pub use state::{Balances, Damage, SandboxState, Verdict};
 pub use transfer::{Receipt, TransferBody};
@@ -104,35 +106,4 @@ pub fn boolean(field: &str, value: &serde_json::Value) -> Result<bool, FieldErro
     value
         .as_bool()
         .ok_or_else(|| FieldError::new(field, "expected true or false"))
-}
-
-/// The problem `type` URI for an error kind (RFC 9457).
-pub fn problem_type(kind: &str) -> String {
-    format!("urn:pocketpay-lab:problem:{kind}")
-}
-
-/// A problem+json body: `type` names the error, `detail` says what happened in words.
-pub fn problem_body(status: u16, kind: &str, detail: &str) -> serde_json::Value {
-    let title = match status {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        409 => "Conflict",
-        413 => "Payload Too Large",
-        415 => "Unsupported Media Type",
-        422 => "Unprocessable Content",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Error",
-    };
-    serde_json::json!({
-        "type": problem_type(kind),
-        "title": title,
-        "status": status,
-        "detail": detail,
-    })
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use crate::domain::transfer::IdempotencyKey;
+use crate::domain::ProblemKind;
 use crate::domain::TransferBody;
 
 /// A transfer request as the API instances see it, shared by every step that handles it.
@@ -70,7 +71,7 @@ impl ApiReply {
     }
 
     /// A problem+json answer.
-    pub fn problem(status: u16, kind: &str, detail: &str) -> ApiReply {
+    pub fn problem(status: u16, kind: ProblemKind, detail: &str) -> ApiReply {
         ApiReply {
             status,
             body: crate::domain::problem_body(status, kind, detail).to_string(),
@@ -83,7 +84,7 @@ impl ApiReply {
     /// caller's wait running out (api/transfers.rs), which also says how long it waited
     /// (`waited`, seconds) and whether the sandbox's clock is paused.
     pub fn no_response(detail: &str, waited: Option<(f64, bool)>) -> ApiReply {
-        let mut body = crate::domain::problem_body(504, "no-response", detail);
+        let mut body = crate::domain::problem_body(504, ProblemKind::NoResponse, detail);
         if let Some((seconds, paused)) = waited {
             body["waited_seconds"] = seconds.into();
             body["clock_paused"] = paused.into();

@@ -1,6 +1,6 @@
 //! What can go wrong at the lab's boundary, each with its HTTP status and problem type.
 
-use crate::domain::FieldError;
+use crate::domain::{FieldError, ProblemKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {
@@ -112,37 +112,41 @@ impl LabError {
         }
     }
 
-    /// The last part of the problem `type`, naming the error.
-    pub fn kind(&self) -> &'static str {
+    /// The kind of problem this error answers as.
+    pub fn kind(&self) -> ProblemKind {
         match self {
-            LabError::NotFound => "unknown-sandbox",
-            LabError::UnknownEvent(_) => "unknown-event",
-            LabError::UnknownClass => "unknown-class",
-            LabError::NotYourClass => "not-your-class",
-            LabError::NameTaken => "name-taken",
-            LabError::Locked => "locked-by-class",
-            LabError::UnknownScenario(_) | LabError::UnknownVariant(..) => "unknown-scenario",
-            LabError::ForeignOrigin(_) => "foreign-origin",
-            LabError::UnsupportedMediaType(_) => "unsupported-media-type",
-            LabError::Unauthorized => "unknown-user",
-            LabError::TooManyRequests(_) => "too-many-requests",
-            LabError::RunDiverged(_) => "run-diverged",
-            LabError::SandboxExists(_) => "sandbox-exists",
-            LabError::SelfTransfer => "self-transfer",
-            LabError::Invalid(e) if e.field == "Idempotency-Key" => "invalid-idempotency-key",
-            LabError::Invalid(_) => "invalid-field",
-            LabError::BadJson(_) => "invalid-json",
-            LabError::DuplicateField(_) => "duplicate-field",
-            LabError::DuplicateHeader(_) => "duplicate-header",
-            LabError::BodyTooLarge(_) => "body-too-large",
-            LabError::BadLastEventId => "invalid-last-event-id",
-            LabError::TooManySandboxes(_) => "too-many-sandboxes",
-            LabError::TooManyStreams(_) => "too-many-streams",
-            LabError::Unavailable => "sandbox-unavailable",
-            LabError::DayBusy { .. } => "day-busy",
-            LabError::UnknownDay(_) => "unknown-day",
-            LabError::Broker(_) => "broker-refused",
-            LabError::Store(_) | LabError::Io(_) => "internal",
+            LabError::NotFound => ProblemKind::UnknownSandbox,
+            LabError::UnknownEvent(_) => ProblemKind::UnknownEvent,
+            LabError::UnknownClass => ProblemKind::UnknownClass,
+            LabError::NotYourClass => ProblemKind::NotYourClass,
+            LabError::NameTaken => ProblemKind::NameTaken,
+            LabError::Locked => ProblemKind::LockedByClass,
+            LabError::UnknownScenario(_) | LabError::UnknownVariant(..) => {
+                ProblemKind::UnknownScenario
+            }
+            LabError::ForeignOrigin(_) => ProblemKind::ForeignOrigin,
+            LabError::UnsupportedMediaType(_) => ProblemKind::UnsupportedMediaType,
+            LabError::Unauthorized => ProblemKind::UnknownUser,
+            LabError::TooManyRequests(_) => ProblemKind::TooManyRequests,
+            LabError::RunDiverged(_) => ProblemKind::RunDiverged,
+            LabError::SandboxExists(_) => ProblemKind::SandboxExists,
+            LabError::SelfTransfer => ProblemKind::SelfTransfer,
+            LabError::Invalid(e) if e.field == "Idempotency-Key" => {
+                ProblemKind::InvalidIdempotencyKey
+            }
+            LabError::Invalid(_) => ProblemKind::InvalidField,
+            LabError::BadJson(_) => ProblemKind::InvalidJson,
+            LabError::DuplicateField(_) => ProblemKind::DuplicateField,
+            LabError::DuplicateHeader(_) => ProblemKind::DuplicateHeader,
+            LabError::BodyTooLarge(_) => ProblemKind::BodyTooLarge,
+            LabError::BadLastEventId => ProblemKind::InvalidLastEventId,
+            LabError::TooManySandboxes(_) => ProblemKind::TooManySandboxes,
+            LabError::TooManyStreams(_) => ProblemKind::TooManyStreams,
+            LabError::Unavailable => ProblemKind::SandboxUnavailable,
+            LabError::DayBusy { .. } => ProblemKind::DayBusy,
+            LabError::UnknownDay(_) => ProblemKind::UnknownDay,
+            LabError::Broker(_) => ProblemKind::BrokerRefused,
+            LabError::Store(_) | LabError::Io(_) => ProblemKind::Internal,
         }
     }
 

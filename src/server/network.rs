@@ -17,7 +17,7 @@ use super::calls::{ApiReply, ApiStep, Attempt, Req};
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
 use crate::domain::event::Facts;
-use crate::domain::{EventKind, Layer, Outcome};
+use crate::domain::{EventKind, Layer, Outcome, ProblemKind};
 
 /// API instances behind the load balancer.
 pub const INSTANCES: u32 = 2;
@@ -202,7 +202,7 @@ pub async fn run(
             } else {
                 let reply = ApiReply::problem(
                     504,
-                    "upstream-timeout",
+                    ProblemKind::UpstreamTimeout,
                     "no payment API instance answered the load balancer in time",
                 );
                 cx.record(

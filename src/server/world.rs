@@ -133,13 +133,16 @@ mod tests {
     #[test]
     fn a_broker_refusal_keeps_its_kind_to_the_wire_and_a_store_failure_stays_one() {
         let fenced: LabError = StepError::from(BrokerError::Fenced(7)).into();
-        assert_eq!((fenced.status(), fenced.kind()), (500, "broker-refused"));
+        assert_eq!(
+            (fenced.status(), fenced.kind().id()),
+            (500, "broker-refused")
+        );
         assert!(
             fenced.to_string().contains("producer 7 is fenced"),
             "{fenced}"
         );
         let store: LabError = StepError::from(BrokerError::Store(sqlx::Error::RowNotFound)).into();
         assert!(matches!(store, LabError::Store(sqlx::Error::RowNotFound)));
-        assert_eq!(store.kind(), "internal");
+        assert_eq!(store.kind().id(), "internal");
     }
 }

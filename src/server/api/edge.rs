@@ -20,6 +20,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::domain::ProblemKind;
 use crate::server::error::LabError;
 
 /// The middleware: refuses what [`check`] refuses, then dresses framework errors.
@@ -99,13 +100,13 @@ fn as_problem(response: Response) -> Response {
         return response;
     }
     let kind = match status {
-        StatusCode::METHOD_NOT_ALLOWED => "method-not-allowed",
-        StatusCode::NOT_FOUND => "no-such-route",
-        StatusCode::PAYLOAD_TOO_LARGE => "body-too-large",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported-media-type",
-        StatusCode::BAD_REQUEST => "bad-request",
-        s if s.is_server_error() => "internal",
-        _ => "refused",
+        StatusCode::METHOD_NOT_ALLOWED => ProblemKind::MethodNotAllowed,
+        StatusCode::NOT_FOUND => ProblemKind::NoSuchRoute,
+        StatusCode::PAYLOAD_TOO_LARGE => ProblemKind::BodyTooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ProblemKind::UnsupportedMediaType,
+        StatusCode::BAD_REQUEST => ProblemKind::BadRequest,
+        s if s.is_server_error() => ProblemKind::Internal,
+        _ => ProblemKind::Refused,
     };
     let detail = match status {
         StatusCode::METHOD_NOT_ALLOWED => {

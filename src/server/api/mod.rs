@@ -131,9 +131,12 @@ async fn openapi_json() -> impl IntoResponse {
 
 async fn no_such_route() -> impl IntoResponse {
     let mut r = LabError::NotFound.into_response();
-    *r.body_mut() =
-        crate::domain::problem_body(404, "no-such-route", "there is no API route at this path")
-            .to_string()
-            .into();
+    *r.body_mut() = crate::domain::problem_body(
+        404,
+        crate::domain::ProblemKind::NoSuchRoute,
+        "there is no API route at this path",
+    )
+    .to_string()
+    .into();
     r
 }

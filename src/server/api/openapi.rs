@@ -140,6 +140,12 @@ pub fn document() -> &'static Value {
         for name in schemas::EXACT {
             schemas[name] = schemas::exact_schema(name);
         }
+        // Every kind of problem the lab answers, from the one list of them.
+        let kinds: Vec<String> = crate::domain::ProblemKind::ALL
+            .iter()
+            .map(|k| k.uri())
+            .collect();
+        schemas["Problem"]["properties"]["type"]["enum"] = kinds.into();
         let paths = doc["paths"]
             .as_object_mut()
             .expect("the document has paths");
@@ -263,6 +269,9 @@ mod tests {
             serde_json::json!({"type": "integer", "minimum": 1,
                                "maximum": crate::domain::safeguard::MAX_WINDOW_HOURS})
         );
+        let kinds = schemas["Problem"]["properties"]["type"]["enum"].as_array().unwrap();
+        assert_eq!(kinds.len(), crate::domain::ProblemKind::ALL.len());
+        assert!(kinds.contains(&"urn:pocketpay-lab:problem:broker-refused".into()));
         let crash = &schemas["Faults"]["properties"]["crash"];
         assert_eq!(crash["required"].as_array().unwrap().len(), 6);
         assert_eq!(names("CrashPatch").len(), 6);

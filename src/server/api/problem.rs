@@ -11,8 +11,6 @@ use crate::server::error::LabError;
 /// The largest request body the API reads.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
-pub use crate::domain::problem_type;
-
 impl IntoResponse for LabError {
     fn into_response(self) -> Response {
         let status =

@@ -29,7 +29,7 @@ use super::world::{LabWorld, Step, StepError};
 use crate::domain::event::Facts;
 use crate::domain::explain;
 use crate::domain::pipeline::TransferDone;
-use crate::domain::{CrashPoint, EventKind, Layer, Outcome, Safeguard};
+use crate::domain::{CrashPoint, EventKind, Layer, Outcome, ProblemKind, Safeguard};
 use crate::server::store::StoreName;
 
 pub async fn run(
@@ -153,7 +153,7 @@ async fn receive(world: &mut LabWorld, a: Attempt, cx: &mut Cx<'_, Step>) -> Res
                     );
                     let reply = ApiReply::problem(
                         422,
-                        "idempotency-key-reused",
+                        ProblemKind::IdempotencyKeyReused,
                         "this Idempotency-Key was already used with a different request body",
                     );
                     answer(cx, call, attempt, &req, reply);
@@ -302,7 +302,7 @@ async fn complete(
         );
         ApiReply::problem(
             422,
-            "insufficient-funds",
+            ProblemKind::InsufficientFunds,
             &format!("the balance is ৳{balance}, less than the ৳{amount} to send"),
         )
     } else {
@@ -386,9 +386,11 @@ async fn complete(
             );
             match first {
                 Some(first) => ApiReply::created(&first.receipt()),
-                None => {
-                    ApiReply::problem(409, "duplicate-transfer", "this transfer was already made")
-                }
+                None => ApiReply::problem(
+                    409,
+                    ProblemKind::DuplicateTransfer,
+                    "this transfer was already made",
+                ),
             }
         }
     };
@@ -445,7 +447,7 @@ async fn complete(
 fn in_progress() -> ApiReply {
     ApiReply::problem(
         409,
-        "idempotency-key-in-progress",
+        ProblemKind::IdempotencyKeyInProgress,
         "a request with this Idempotency-Key is still being processed; retry later",
     )
 }

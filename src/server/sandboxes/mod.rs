@@ -343,7 +343,11 @@ mod tests {
             &id.to_string(),
         ] {
             let e = requested_id(Some(&name), &with(bad)).unwrap_err();
-            assert_eq!(e.kind(), "invalid-field", "{bad:?}");
+            assert_eq!(
+                e.kind(),
+                crate::domain::ProblemKind::InvalidField,
+                "{bad:?}"
+            );
         }
     }
 }
