@@ -269,7 +269,9 @@ mod tests {
             serde_json::json!({"type": "integer", "minimum": 1,
                                "maximum": crate::domain::safeguard::MAX_WINDOW_HOURS})
         );
-        let kinds = schemas["Problem"]["properties"]["type"]["enum"].as_array().unwrap();
+        let kinds = schemas["Problem"]["properties"]["type"]["enum"]
+            .as_array()
+            .unwrap();
         assert_eq!(kinds.len(), crate::domain::ProblemKind::ALL.len());
         assert!(kinds.contains(&"urn:pocketpay-lab:problem:broker-refused".into()));
         let crash = &schemas["Faults"]["properties"]["crash"];
