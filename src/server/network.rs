@@ -144,146 +144,169 @@ pub async fn run(
     step: NetStep,
     cx: &mut Cx<'_, Step>,
 ) -> Result<(), sqlx::Error> {
-    let latency = world.faults.latency_ms.get();
     match step {
-        NetStep::Send { call, req } => {
-            let key = Some(req.key.to_string());
-            cx.record(
-                Layer::App,
-                EventKind::RequestSent,
-                key.clone(),
-                Outcome::Ok,
-                json!({"call": call, "user": req.user, "to": req.body.to, "amount": req.body.amount,
-                       "intent": req.intent}),
-            );
-            let timeout = world.faults.phone_timeout_ms.get();
-            cx.schedule_in(
-                timeout,
-                Step::Net(NetStep::CallerTimeout {
-                    call,
-                    key: req.key.to_string(),
-                }),
-            );
-            if lost(world.faults.request_loss_pct.get(), cx) {
-                cx.record(
-                    Layer::Network,
-                    EventKind::RequestLost,
-                    key,
-                    Outcome::Lost,
-                    json!({"call": call}),
-                );
-                // Nothing reached the load balancer, so it will never answer.
-                if let Some(c) = world.net.calls.get_mut(&call) {
-                    c.lb_done = true;
-                }
-            } else {
-                cx.schedule_in(latency, Step::Net(NetStep::LbReceive { call, req }));
-            }
-        }
-        NetStep::LbReceive { call, req } => {
-            route(world, call, 1, req, cx);
-        }
-        NetStep::LbTimeout { call, attempt, req } => {
-            let Some(c) = world.net.calls.get(&call) else {
-                return Ok(());
-            };
-            if c.lb_done || c.lb_attempt != attempt {
-                return Ok(());
-            }
-            if attempt < INSTANCES {
-                cx.record(
-                    Layer::LoadBalancer,
-                    EventKind::LbRetried,
-                    Some(req.key.to_string()),
-                    Outcome::Ok,
-                    json!({"call": call, "attempt": attempt + 1, "after_ms": LB_UPSTREAM_TIMEOUT_MS}),
-                );
-                route(world, call, attempt + 1, req, cx);
-            } else {
-                let reply = ApiReply::problem(
-                    504,
-                    ProblemKind::UpstreamTimeout,
-                    "no payment API instance answered the load balancer in time",
-                );
-                cx.record(
-                    Layer::LoadBalancer,
-                    EventKind::LbGaveUp,
-                    Some(req.key.to_string()),
-                    Outcome::Unknown,
-                    json!({"call": call, "attempts": attempt}),
-                );
-                if let Some(c) = world.net.calls.get_mut(&call) {
-                    c.lb_done = true;
-                }
-                respond(world, call, req.key.to_string(), reply, cx);
-            }
-        }
+        NetStep::Send { call, req } => send(world, call, req, cx),
+        NetStep::LbReceive { call, req } => route(world, call, 1, req, cx),
+        NetStep::LbTimeout { call, attempt, req } => lb_timeout(world, call, attempt, req, cx),
         NetStep::LbAnswer {
             call,
             attempt,
             key,
             reply,
-        } => {
-            let waiting = world
-                .net
-                .calls
-                .get_mut(&call)
-                .filter(|c| !c.lb_done && c.lb_attempt == attempt);
-            let Some(c) = waiting else {
-                cx.record(
-                    Layer::LoadBalancer,
-                    EventKind::LbLateAnswerDropped,
-                    Some(key),
-                    Outcome::Lost,
-                    Facts::answered(reply.status).with(json!({"call": call, "attempt": attempt})),
-                );
-                return Ok(());
-            };
-            c.lb_done = true;
-            respond(world, call, key, reply, cx);
-        }
-        NetStep::Deliver { call, key, reply } => {
-            let waiting = world.net.calls.get_mut(&call).and_then(|c| c.reply.take());
-            match waiting {
-                Some(tx) => {
-                    cx.record(
-                        Layer::Network,
-                        EventKind::ResponseDelivered,
-                        Some(key),
-                        Outcome::Ok,
-                        Facts::answered(reply.status)
-                            .with(json!({"call": call, "replayed": reply.replayed})),
-                    );
-                    let _ = tx.send(reply);
-                }
-                None => cx.record(
-                    Layer::Network,
-                    EventKind::ResponseTooLate,
-                    Some(key),
-                    Outcome::Lost,
-                    Facts::answered(reply.status).with(json!({"call": call})),
-                ),
-            }
-            world.net.settle(call);
-        }
-        NetStep::CallerTimeout { call, key } => {
-            if let Some(tx) = world.net.calls.get_mut(&call).and_then(|c| c.reply.take()) {
-                cx.record(
-                    Layer::App,
-                    EventKind::CallerTimedOut,
-                    Some(key),
-                    Outcome::Unknown,
-                    json!({"call": call, "after_ms": world.faults.phone_timeout_ms.get()}),
-                );
-                let _ = tx.send(ApiReply::no_response(
-                    "no answer came back in time: the transfer may or may not have happened",
-                    None,
-                ));
-            }
-            world.net.settle(call);
-        }
+        } => lb_answer(world, call, attempt, key, reply, cx),
+        NetStep::Deliver { call, key, reply } => deliver(world, call, key, reply, cx),
+        NetStep::CallerTimeout { call, key } => caller_timeout(world, call, key, cx),
     }
     Ok(())
+}
+
+/// The phone sends a request: its timeout starts, and the network loses it or carries it to
+/// the load balancer.
+fn send(world: &mut LabWorld, call: u64, req: Req, cx: &mut Cx<'_, Step>) {
+    let key = Some(req.key.to_string());
+    cx.record(
+        Layer::App,
+        EventKind::RequestSent,
+        key.clone(),
+        Outcome::Ok,
+        json!({"call": call, "user": req.user, "to": req.body.to, "amount": req.body.amount,
+               "intent": req.intent}),
+    );
+    let timeout = world.faults.phone_timeout_ms.get();
+    cx.schedule_in(
+        timeout,
+        Step::Net(NetStep::CallerTimeout {
+            call,
+            key: req.key.to_string(),
+        }),
+    );
+    if lost(world.faults.request_loss_pct.get(), cx) {
+        cx.record(
+            Layer::Network,
+            EventKind::RequestLost,
+            key,
+            Outcome::Lost,
+            json!({"call": call}),
+        );
+        // Nothing reached the load balancer, so it will never answer.
+        if let Some(c) = world.net.calls.get_mut(&call) {
+            c.lb_done = true;
+        }
+    } else {
+        let latency = world.faults.latency_ms.get();
+        cx.schedule_in(latency, Step::Net(NetStep::LbReceive { call, req }));
+    }
+}
+
+/// An instance did not answer the load balancer in time: with another instance left, the
+/// balancer retries there; else it gives up with a 504.
+fn lb_timeout(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut Cx<'_, Step>) {
+    let Some(c) = world.net.calls.get(&call) else {
+        return;
+    };
+    if c.lb_done || c.lb_attempt != attempt {
+        return;
+    }
+    if attempt < INSTANCES {
+        cx.record(
+            Layer::LoadBalancer,
+            EventKind::LbRetried,
+            Some(req.key.to_string()),
+            Outcome::Ok,
+            json!({"call": call, "attempt": attempt + 1, "after_ms": LB_UPSTREAM_TIMEOUT_MS}),
+        );
+        route(world, call, attempt + 1, req, cx);
+    } else {
+        let reply = ApiReply::problem(
+            504,
+            ProblemKind::UpstreamTimeout,
+            "no payment API instance answered the load balancer in time",
+        );
+        cx.record(
+            Layer::LoadBalancer,
+            EventKind::LbGaveUp,
+            Some(req.key.to_string()),
+            Outcome::Unknown,
+            json!({"call": call, "attempts": attempt}),
+        );
+        if let Some(c) = world.net.calls.get_mut(&call) {
+            c.lb_done = true;
+        }
+        respond(world, call, req.key.to_string(), reply, cx);
+    }
+}
+
+/// An instance answers the load balancer: passed on if the balancer still waits for this
+/// attempt, dropped if it has moved on.
+fn lb_answer(
+    world: &mut LabWorld,
+    call: u64,
+    attempt: u32,
+    key: String,
+    reply: ApiReply,
+    cx: &mut Cx<'_, Step>,
+) {
+    let waiting = world
+        .net
+        .calls
+        .get_mut(&call)
+        .filter(|c| !c.lb_done && c.lb_attempt == attempt);
+    let Some(c) = waiting else {
+        cx.record(
+            Layer::LoadBalancer,
+            EventKind::LbLateAnswerDropped,
+            Some(key),
+            Outcome::Lost,
+            Facts::answered(reply.status).with(json!({"call": call, "attempt": attempt})),
+        );
+        return;
+    };
+    c.lb_done = true;
+    respond(world, call, key, reply, cx);
+}
+
+/// An answer reaches the phone: in time, the caller gets it; after its timeout, it is too late.
+fn deliver(world: &mut LabWorld, call: u64, key: String, reply: ApiReply, cx: &mut Cx<'_, Step>) {
+    let waiting = world.net.calls.get_mut(&call).and_then(|c| c.reply.take());
+    match waiting {
+        Some(tx) => {
+            cx.record(
+                Layer::Network,
+                EventKind::ResponseDelivered,
+                Some(key),
+                Outcome::Ok,
+                Facts::answered(reply.status)
+                    .with(json!({"call": call, "replayed": reply.replayed})),
+            );
+            let _ = tx.send(reply);
+        }
+        None => cx.record(
+            Layer::Network,
+            EventKind::ResponseTooLate,
+            Some(key),
+            Outcome::Lost,
+            Facts::answered(reply.status).with(json!({"call": call})),
+        ),
+    }
+    world.net.settle(call);
+}
+
+/// The phone stops waiting: a caller still waiting gets the 504 `no-response`.
+fn caller_timeout(world: &mut LabWorld, call: u64, key: String, cx: &mut Cx<'_, Step>) {
+    if let Some(tx) = world.net.calls.get_mut(&call).and_then(|c| c.reply.take()) {
+        cx.record(
+            Layer::App,
+            EventKind::CallerTimedOut,
+            Some(key),
+            Outcome::Unknown,
+            json!({"call": call, "after_ms": world.faults.phone_timeout_ms.get()}),
+        );
+        let _ = tx.send(ApiReply::no_response(
+            "no answer came back in time: the transfer may or may not have happened",
+            None,
+        ));
+    }
+    world.net.settle(call);
 }
 
 /// The load balancer hands attempt `attempt` of a call to the next instance.
