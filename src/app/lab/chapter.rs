@@ -116,47 +116,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     let progress = RwSignal::new(vec![false; chapter.steps.len()]);
     // What the student looked at while the step asking for it was the current one.
     let looked = StoredValue::new(Vec::<&'static str>::new());
-    let last_look = StoredValue::new(0u32);
-    let looks = Looks::here();
-    {
-        let live = live.clone();
-        let latch_key = latch_key.clone();
-        Effect::new(move |first: Option<()>| {
-            if let Some(Looks(look)) = looks {
-                let (n, id) = look.get();
-                if n != last_look.get_value() {
-                    last_look.set_value(n);
-                    let current = progress.with_untracked(|p| p.iter().position(|d| !d));
-                    if let Some(wanted) = current
-                        .and_then(|i| chapter.steps.get(i))
-                        .and_then(|s| s.check.looks().into_iter().find(|w| *w == id))
-                    {
-                        looked.update_value(|l| l.push(wanted));
-                    }
-                }
-            }
-            let holds = looked.with_value(|l| {
-                live.state
-                    .with(|s| live.events.with(|e| chapter.progress(e, s, l)))
-            });
-            let mut done = progress.get_untracked();
-            let mut changed = false;
-            if first.is_none() {
-                for (d, saved) in done
-                    .iter_mut()
-                    .zip(load_latch(&latch_key, chapter.steps.len()))
-                {
-                    changed |= saved && !*d;
-                    *d |= saved;
-                }
-            }
-            changed |= course::advance(&mut done, &holds);
-            if changed {
-                save_latch(&latch_key, &done);
-                progress.set(done);
-            }
-        });
-    }
+    tick_steps(&live, chapter, &latch_key, progress, looked);
     let current = Memo::new(move |_| progress.with(|p| p.iter().position(|d| !d)));
     let finished = Memo::new(move |_| current.get().is_none());
     let done_before = RwSignal::new(Vec::<u8>::new());
@@ -178,41 +138,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             }
             now
         });
-        // In a class (docs/reference.md §10), the chapter opened and each step ticked go to the
-        // instructor's view. The first report counts what this browser saved, since the ticks
-        // are taken in only after hydration.
-        let member_key = crate::app::class::member_key(&live.sandbox());
-        if storage::get(&member_key).is_some() {
-            let sandbox = live.sandbox();
-            let saved = load_latch(&latch_key, chapter.steps.len());
-            Effect::new(move |first: Option<()>| {
-                let bits = |d: &[bool]| {
-                    d.iter()
-                        .enumerate()
-                        .filter(|(_, d)| **d)
-                        .fold(0u16, |m, (k, _)| m | 1 << k)
-                };
-                let mut ticked = progress.with(|p| bits(p));
-                let mut done = ticked.count_ones();
-                if first.is_none() {
-                    let before = bits(&saved);
-                    done = done.max(before.count_ones());
-                    ticked |= before;
-                }
-                let progress = crate::domain::class::Progress {
-                    chapter: n,
-                    steps_done: done as u8,
-                    ticked,
-                };
-                let (sandbox, member_key) = (sandbox.clone(), member_key.clone());
-                leptos::task::spawn_local(async move {
-                    // A sandbox the server knows in no class (its class ended): stop asking.
-                    if let Ok(false) = crate::app::class::report_progress(sandbox, progress).await {
-                        storage::remove(&member_key);
-                    }
-                });
-            });
-        }
+        report_to_class(&live, &latch_key, chapter, progress);
         // The current step's control wears a ring; a folded section holding it opens.
         Effect::new(move |before: Option<Option<&'static str>>| {
             let target = current
@@ -252,7 +178,6 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     };
     // The other presets this chapter's steps load or point at, each with a button of its own.
     let more_loads = chapter.more_loads();
-    let (back, next) = course::neighbours(n);
     let here = StoredValue::new(key.clone());
     let text = move |suffix: &str| tr_id(&format!("{}-{suffix}", here.get_value()));
     view! {
@@ -330,44 +255,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                         .collect_view()}
                 </div>
                 <p class="error" role="alert">{error}</p>
-                <ol class="chapter-steps">
-                    {chapter
-                        .steps
-                        .iter()
-                        .enumerate()
-                        .map(|(i, step)| {
-                            let k = i + 1;
-                            let done = move || progress.with(|p| p.get(i).copied().unwrap_or(false));
-                            let is_current = move || current.get() == Some(i);
-                            let points_at = step.points_at;
-                            view! {
-                                <li
-                                    data-testid="chapter-step"
-                                    data-step=k
-                                    data-done=move || done().to_string()
-                                    class:done=done
-                                    class:current=is_current
-                                >
-                                    <span class="step-mark" aria-hidden="true">
-                                        {move || if done() { "✓".to_owned() } else { digits(&k.to_string()) }}
-                                    </span>
-                                    <span class="visually-hidden">
-                                        {move || if done() { tr!("chapter-step-done") } else { tr!("chapter-step-open") }}
-                                    </span>
-                                    <span class="step-text">{move || text(&format!("step{k}"))}</span>
-                                    <Show when=is_current>
-                                        <p class="hint step-try">{move || text(&format!("step{k}-try"))}</p>
-                                        {points_at.map(|target| view! {
-                                            <button type="button" class="linkish" data-testid="chapter-show" on:click=move |_| show(target, collapsed)>
-                                                {move || tr!("chapter-show")}
-                                            </button>
-                                        })}
-                                    </Show>
-                                </li>
-                            }
-                        })
-                        .collect_view()}
-                </ol>
+                <ChapterSteps chapter progress current collapsed />
                 <section class="chapter-look">
                     <h3>{move || tr!("chapter-look-title")}</h3>
                     <p>{move || text("look")}</p>
@@ -381,33 +269,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                     </section>
                     <ChapterQuiz chapter=n />
                 </Show>
-                <nav class="chapter-nav" aria-label=move || tr!("chapter-nav-label")>
-                    {back.map(|b| view! {
-                        <a href=format!("?chapter={b}") data-testid="chapter-back">{move || tr!("chapter-back", { "n" => digits(&format!("{b:02}")) })}</a>
-                    })}
-                    <span class="chapter-list">
-                        {course::CHAPTERS
-                            .iter()
-                            .map(|c| {
-                                let cn = c.n;
-                                view! {
-                                    <a
-                                        href=format!("?chapter={cn}")
-                                        class:here=cn == n
-                                        class:finished=move || done_before.with(|d| d.contains(&cn))
-                                        aria-current=(cn == n).then_some("step")
-                                        title=move || tr_id(&format!("ch{cn:02}-title"))
-                                    >
-                                        {move || digits(&format!("{cn:02}"))}
-                                    </a>
-                                }
-                            })
-                            .collect_view()}
-                    </span>
-                    {next.map(|x| view! {
-                        <a href=format!("?chapter={x}") data-testid="chapter-next">{move || tr!("chapter-next", { "n" => digits(&format!("{x:02}")) })}</a>
-                    })}
-                </nav>
+                <ChapterNav n done_before />
                 <div class="controls chapter-tools">
                     <button
                         type="button"
@@ -421,6 +283,192 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                 </div>
             </div>
         </aside>
+    }
+}
+
+/// Ticks the chapter's steps as their checks come to hold, in order (`course::advance`), and
+/// remembers them (`latch_key`); the first run, after hydration, takes in what was saved. A
+/// step that asks the student to look at something counts what they looked at while it was
+/// the current one (`looked`).
+fn tick_steps(
+    live: &LabStream,
+    chapter: &'static Chapter,
+    latch_key: &str,
+    progress: RwSignal<Vec<bool>>,
+    looked: StoredValue<Vec<&'static str>>,
+) {
+    let last_look = StoredValue::new(0u32);
+    let looks = Looks::here();
+    let live = live.clone();
+    let latch_key = latch_key.to_owned();
+    Effect::new(move |first: Option<()>| {
+        if let Some(Looks(look)) = looks {
+            let (n, id) = look.get();
+            if n != last_look.get_value() {
+                last_look.set_value(n);
+                let current = progress.with_untracked(|p| p.iter().position(|d| !d));
+                if let Some(wanted) = current
+                    .and_then(|i| chapter.steps.get(i))
+                    .and_then(|s| s.check.looks().into_iter().find(|w| *w == id))
+                {
+                    looked.update_value(|l| l.push(wanted));
+                }
+            }
+        }
+        let holds = looked.with_value(|l| {
+            live.state
+                .with(|s| live.events.with(|e| chapter.progress(e, s, l)))
+        });
+        let mut done = progress.get_untracked();
+        let mut changed = false;
+        if first.is_none() {
+            for (d, saved) in done
+                .iter_mut()
+                .zip(load_latch(&latch_key, chapter.steps.len()))
+            {
+                changed |= saved && !*d;
+                *d |= saved;
+            }
+        }
+        changed |= course::advance(&mut done, &holds);
+        if changed {
+            save_latch(&latch_key, &done);
+            progress.set(done);
+        }
+    });
+}
+
+/// In a class (docs/reference.md §10), the chapter opened and each step ticked go to the
+/// instructor's view. The first report counts what this browser saved, since the ticks are
+/// taken in only after hydration.
+#[cfg(feature = "hydrate")]
+fn report_to_class(
+    live: &LabStream,
+    latch_key: &str,
+    chapter: &'static Chapter,
+    progress: RwSignal<Vec<bool>>,
+) {
+    let member_key = crate::app::class::member_key(&live.sandbox());
+    if storage::get(&member_key).is_none() {
+        return;
+    }
+    let sandbox = live.sandbox();
+    let saved = load_latch(latch_key, chapter.steps.len());
+    let n = chapter.n;
+    Effect::new(move |first: Option<()>| {
+        let bits = |d: &[bool]| {
+            d.iter()
+                .enumerate()
+                .filter(|(_, d)| **d)
+                .fold(0u16, |m, (k, _)| m | 1 << k)
+        };
+        let mut ticked = progress.with(|p| bits(p));
+        let mut done = ticked.count_ones();
+        if first.is_none() {
+            let before = bits(&saved);
+            done = done.max(before.count_ones());
+            ticked |= before;
+        }
+        let progress = crate::domain::class::Progress {
+            chapter: n,
+            steps_done: done as u8,
+            ticked,
+        };
+        let (sandbox, member_key) = (sandbox.clone(), member_key.clone());
+        leptos::task::spawn_local(async move {
+            // A sandbox the server knows in no class (its class ended): stop asking.
+            if let Ok(false) = crate::app::class::report_progress(sandbox, progress).await {
+                storage::remove(&member_key);
+            }
+        });
+    });
+}
+
+/// The chapter's steps: ticked, the current one with what to try and, where it points at a
+/// control, a button that shows it.
+#[component]
+fn ChapterSteps(
+    chapter: &'static Chapter,
+    progress: RwSignal<Vec<bool>>,
+    current: Memo<Option<usize>>,
+    collapsed: RwSignal<bool>,
+) -> impl IntoView {
+    let here = StoredValue::new(chapter.key());
+    let text = move |suffix: &str| tr_id(&format!("{}-{suffix}", here.get_value()));
+    view! {
+        <ol class="chapter-steps">
+            {chapter
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, step)| {
+                    let k = i + 1;
+                    let done = move || progress.with(|p| p.get(i).copied().unwrap_or(false));
+                    let is_current = move || current.get() == Some(i);
+                    let points_at = step.points_at;
+                    view! {
+                        <li
+                            data-testid="chapter-step"
+                            data-step=k
+                            data-done=move || done().to_string()
+                            class:done=done
+                            class:current=is_current
+                        >
+                            <span class="step-mark" aria-hidden="true">
+                                {move || if done() { "✓".to_owned() } else { digits(&k.to_string()) }}
+                            </span>
+                            <span class="visually-hidden">
+                                {move || if done() { tr!("chapter-step-done") } else { tr!("chapter-step-open") }}
+                            </span>
+                            <span class="step-text">{move || text(&format!("step{k}"))}</span>
+                            <Show when=is_current>
+                                <p class="hint step-try">{move || text(&format!("step{k}-try"))}</p>
+                                {points_at.map(|target| view! {
+                                    <button type="button" class="linkish" data-testid="chapter-show" on:click=move |_| show(target, collapsed)>
+                                        {move || tr!("chapter-show")}
+                                    </button>
+                                })}
+                            </Show>
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ol>
+    }
+}
+
+/// The way through the course: back, every chapter (the finished ones marked), next.
+#[component]
+fn ChapterNav(n: u8, done_before: RwSignal<Vec<u8>>) -> impl IntoView {
+    let (back, next) = course::neighbours(n);
+    view! {
+        <nav class="chapter-nav" aria-label=move || tr!("chapter-nav-label")>
+            {back.map(|b| view! {
+                <a href=format!("?chapter={b}") data-testid="chapter-back">{move || tr!("chapter-back", { "n" => digits(&format!("{b:02}")) })}</a>
+            })}
+            <span class="chapter-list">
+                {course::CHAPTERS
+                    .iter()
+                    .map(|c| {
+                        let cn = c.n;
+                        view! {
+                            <a
+                                href=format!("?chapter={cn}")
+                                class:here=cn == n
+                                class:finished=move || done_before.with(|d| d.contains(&cn))
+                                aria-current=(cn == n).then_some("step")
+                                title=move || tr_id(&format!("ch{cn:02}-title"))
+                            >
+                                {move || digits(&format!("{cn:02}"))}
+                            </a>
+                        }
+                    })
+                    .collect_view()}
+            </span>
+            {next.map(|x| view! {
+                <a href=format!("?chapter={x}") data-testid="chapter-next">{move || tr!("chapter-next", { "n" => digits(&format!("{x:02}")) })}</a>
+            })}
+        </nav>
     }
 }
 

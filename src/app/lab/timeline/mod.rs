@@ -96,48 +96,13 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
     if super::wide::width() <= super::wide::NARROW {
         row_h.set(ROW_H_NARROW);
     }
-    // A row keeps its place in the list for good: the oldest at 0, each newer one a row higher
-    // (`place` below), and the list as a whole is moved down by all but one of its rows, so
-    // the newest is on top. A burst of new rows then changes one transform instead of every
-    // row's position, and the browser lays out only the new rows (the latency benchmark found
-    // the layout of every kept row, each burst, the page's largest cost: BENCHMARKS.md, "The
-    // timeline in a browser"). Set through the DOM, not as a style attribute in the server's
-    // HTML, which the page's Content-Security-Policy would refuse.
-    Effect::new(move |_| {
-        let h = row_h.get();
-        let shift = format!(
-            "translateY({}px)",
-            rows_count.get().saturating_sub(1) as f64 * h
-        );
-        if let Some(el) = rows_box.get() {
-            let style = leptos::web_sys::HtmlElement::style(&el);
-            let _ = style.set_property("height", &format!("{h}px"));
-            let _ = style.set_property("transform", &shift);
-        }
-    });
+    shift_rows_box(rows_box, row_h, rows_count);
     let rewound_to = Memo::new(move |_| match view.get() {
         View::Now => None,
         View::Loading(id) | View::At(id, _) | View::Failed(id, _) => Some(id),
     });
 
-    // New rows above a reader who scrolled down do not move what they are reading. Where the
-    // reader stands comes from the last scroll event, not from the element: reading
-    // `scrollTop` right after new rows went in would make the browser lay out the whole page
-    // again for every burst of events (the latency benchmark found it the page's largest cost).
-    Effect::watch(
-        move || (last_id.get(), rows_count.get()),
-        move |now, before, _| {
-            if let (Some(before), Some(el)) = (before, scroller.get_untracked()) {
-                let top = scroll_top.get_untracked();
-                if top > 0.0 && now.0 > before.0 && before.0 > 0 && now.1 > before.1 {
-                    let grown = (now.1 - before.1) as f64 * row_h.get_untracked();
-                    el.set_scroll_top((top + grown) as i32);
-                    scroll_top.set(top + grown);
-                }
-            }
-        },
-        false,
-    );
+    keep_reader_in_place(scroller, scroll_top, row_h, last_id, rows_count);
 
     // The rows kept in the page, oldest first: new ones are added after the rest, and old ones
     // leave from the front DROP_EVERY at a time, so a burst of events adds its rows and moves
@@ -168,25 +133,7 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
             .and_then(|id| events.with(|l| l.iter().find(|e| e.id == id).cloned()))
     };
 
-    let rewind = {
-        let live = live.clone();
-        move |id: i64| {
-            let live = live.clone();
-            view.set(View::Loading(id));
-            selected.set(Some(id));
-            leptos::task::spawn_local(async move {
-                let result = state_at(live.sandbox(), id).await;
-                // A later rewind (or "now") wins over this one.
-                if live.view.get_untracked() != View::Loading(id) {
-                    return;
-                }
-                live.view.set(match result {
-                    Ok(state) => View::At(id, Box::new(state)),
-                    Err(e) => View::Failed(id, e),
-                });
-            });
-        }
-    };
+    let rewind = rewinder(&live, selected);
     shortcuts::use_shortcuts(&live, help, selected);
 
     view! {
@@ -205,14 +152,7 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
                 </span>
             </p>
             <Legend />
-            <p class="counts-line" aria-live="polite" data-testid="counts-summary">
-                {move || {
-                    let counts = live.counts.get();
-                    let caught: u32 = counts.values().map(|c| c.caught).sum();
-                    let escaped: u32 = counts.values().map(|c| c.escaped).sum();
-                    tr!("counts-summary", { "caught" => digits(&caught.to_string()), "escaped" => digits(&escaped.to_string()) })
-                }}
-            </p>
+            <CountsLine live=live.clone() />
             <RoutineToggle show_routine opened folded />
             <RewindBar live=live.clone() rewind=rewind.clone() first_id last_id count rewound_to />
             <div class="lanes" role="group" aria-label=move || tr!("lanes-label")>
@@ -287,6 +227,95 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
         <Show when=move || help.get()>
             <ShortcutHelp help />
         </Show>
+    }
+}
+
+/// A row keeps its place in the list for good: the oldest at 0, each newer one a row higher
+/// (`place` in [`Timeline`]), and the list as a whole is moved down by all but one of its
+/// rows, so the newest is on top. A burst of new rows then changes one transform instead of
+/// every row's position, and the browser lays out only the new rows (the latency benchmark
+/// found the layout of every kept row, each burst, the page's largest cost: BENCHMARKS.md,
+/// "The timeline in a browser"). Set through the DOM, not as a style attribute in the
+/// server's HTML, which the page's Content-Security-Policy would refuse.
+fn shift_rows_box(
+    rows_box: NodeRef<leptos::html::Ol>,
+    row_h: RwSignal<f64>,
+    rows_count: Memo<usize>,
+) {
+    Effect::new(move |_| {
+        let h = row_h.get();
+        let shift = format!(
+            "translateY({}px)",
+            rows_count.get().saturating_sub(1) as f64 * h
+        );
+        if let Some(el) = rows_box.get() {
+            let style = leptos::web_sys::HtmlElement::style(&el);
+            let _ = style.set_property("height", &format!("{h}px"));
+            let _ = style.set_property("transform", &shift);
+        }
+    });
+}
+
+/// New rows above a reader who scrolled down do not move what they are reading. Where the
+/// reader stands comes from the last scroll event, not from the element: reading `scrollTop`
+/// right after new rows went in would make the browser lay out the whole page again for
+/// every burst of events (the latency benchmark found it the page's largest cost).
+fn keep_reader_in_place(
+    scroller: NodeRef<leptos::html::Div>,
+    scroll_top: RwSignal<f64>,
+    row_h: RwSignal<f64>,
+    last_id: Memo<i64>,
+    rows_count: Memo<usize>,
+) {
+    Effect::watch(
+        move || (last_id.get(), rows_count.get()),
+        move |now, before, _| {
+            if let (Some(before), Some(el)) = (before, scroller.get_untracked()) {
+                let top = scroll_top.get_untracked();
+                if top > 0.0 && now.0 > before.0 && before.0 > 0 && now.1 > before.1 {
+                    let grown = (now.1 - before.1) as f64 * row_h.get_untracked();
+                    el.set_scroll_top((top + grown) as i32);
+                    scroll_top.set(top + grown);
+                }
+            }
+        },
+        false,
+    );
+}
+
+/// Rewinds the lab to one event: the sandbox as it stood then, read from the server, while
+/// the timeline marks the event. A later rewind (or "now") wins over this one.
+fn rewinder(live: &LabStream, selected: RwSignal<Option<i64>>) -> impl Fn(i64) + Clone {
+    let live = live.clone();
+    move |id: i64| {
+        let live = live.clone();
+        live.view.set(View::Loading(id));
+        selected.set(Some(id));
+        leptos::task::spawn_local(async move {
+            let result = state_at(live.sandbox(), id).await;
+            if live.view.get_untracked() != View::Loading(id) {
+                return;
+            }
+            live.view.set(match result {
+                Ok(state) => View::At(id, Box::new(state)),
+                Err(e) => View::Failed(id, e),
+            });
+        });
+    }
+}
+
+/// How many duplicates the guards caught, and how many escaped, in all.
+#[component]
+fn CountsLine(live: LabStream) -> impl IntoView {
+    view! {
+        <p class="counts-line" aria-live="polite" data-testid="counts-summary">
+            {move || {
+                let counts = live.counts.get();
+                let caught: u32 = counts.values().map(|c| c.caught).sum();
+                let escaped: u32 = counts.values().map(|c| c.escaped).sum();
+                tr!("counts-summary", { "caught" => digits(&caught.to_string()), "escaped" => digits(&escaped.to_string()) })
+            }}
+        </p>
     }
 }
 
