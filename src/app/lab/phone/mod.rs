@@ -87,90 +87,10 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
     let last_key = move || app.with(|a| a.last_key.clone());
     let taps = move || app.with(|a| a.taps);
 
-    // Sends one tap's request, with the HTTP library's automatic retries, and shows the outcome.
-    let send = {
-        let live = live.clone();
-        let sandbox = sandbox.clone();
-        move |key: String, amount: i64, intent: String, tap: Option<AppSignal>| {
-            let live = live.clone();
-            let sandbox = sandbox.clone();
-            app.update(|a| a.sending(&key));
-            screen.set(AppScreen::Sending);
-            leptos::task::spawn_local(async move {
-                // The tap goes on the timeline before its request leaves.
-                if let Some(signal) = tap {
-                    http::post_app_signal(&sandbox, &signal).await;
-                }
-                let (retries, backoff_ms) = live.state.with_untracked(|s| {
-                    (s.faults.auto_retries.get(), s.faults.retry_backoff_ms.get())
-                });
-                let mut attempt = 0;
-                let answer = loop {
-                    let keep = switch_untracked(&live, Safeguard::KeyPersistence);
-                    let open = app
-                        .try_update(|a| {
-                            if let Some(p) = a.request_leaves(&key).filter(|_| keep) {
-                                storage::save_pending(&sandbox, p, seen(&live));
-                            }
-                        })
-                        .is_some();
-                    // An app closed meanwhile (reopened, or reinstalled by a reset) took its
-                    // HTTP library's retries with it: nothing more goes out for this tap.
-                    if !open {
-                        return;
-                    }
-                    let answer = http::post_transfer(&sandbox, &key, &intent, amount).await;
-                    if answer.library_retries() && attempt < retries {
-                        attempt += 1;
-                        let _ = screen.try_set(AppScreen::Backoff);
-                        let speed = live.clock.with_untracked(|c| c.speed).max(0.1);
-                        http::sleep((backoff_ms as f64 / speed) as i32).await;
-                        let _ = screen.try_set(AppScreen::Sending);
-                        continue;
-                    }
-                    break answer;
-                };
-                // Kept only by an app still open: one closed meanwhile never heard this answer.
-                if let Some(balance) = app
-                    .try_update(|a| a.answered(&answer))
-                    .and_then(|d| d.balance)
-                {
-                    storage::save_balance(&sandbox, balance, seen(&live));
-                }
-                if answer.is_final() {
-                    storage::clear_pending(&sandbox);
-                    storage::clear_intent(&sandbox);
-                }
-                let _ = screen.try_set(AppScreen::after(answer));
-            });
-        }
-    };
+    let send = sender(&live, app, screen);
 
-    // On opening: a pending transfer in storage is taken back with its own key and shown as
-    // unfinished; only a tap sends it again (a reload is no tap).
     #[cfg(feature = "hydrate")]
-    {
-        let live = live.clone();
-        let sandbox = sandbox.clone();
-        Effect::new(move |_| {
-            // Kept before a reset this page never heard of (a preset loaded by a link): that
-            // run is gone, and its pending transfer must not go out again on its own.
-            if let Some(reset) = live.state.with_untracked(|s| s.last_reset_id()) {
-                if storage::kept_before(&sandbox, reset) {
-                    storage::forget(&sandbox);
-                }
-            }
-            app.set(AppMemory::opened(storage::load_balance(&sandbox)));
-            if !switch_untracked(&live, Safeguard::KeyPersistence) {
-                storage::clear_pending(&sandbox);
-                return;
-            }
-            if let Some(p) = storage::load_pending(&sandbox) {
-                app.update(|a| a.resume(p));
-                screen.set(AppScreen::Unfinished);
-            }
-        });
-    }
+    take_back_pending(&live, app, screen);
 
     let on_send = {
         let live = live.clone();
@@ -264,6 +184,95 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
             on_amount=Callback::new(move |text| amount_text.set(Some(text)))
         />
     }
+}
+
+/// Sends one tap's request, with the HTTP library's automatic retries, and shows the outcome.
+fn sender(
+    live: &LabStream,
+    app: RwSignal<AppMemory>,
+    screen: RwSignal<AppScreen>,
+) -> impl Fn(String, i64, String, Option<AppSignal>) + Clone {
+    let live = live.clone();
+    let sandbox = live.sandbox();
+    move |key: String, amount: i64, intent: String, tap: Option<AppSignal>| {
+        let live = live.clone();
+        let sandbox = sandbox.clone();
+        app.update(|a| a.sending(&key));
+        screen.set(AppScreen::Sending);
+        leptos::task::spawn_local(async move {
+            // The tap goes on the timeline before its request leaves.
+            if let Some(signal) = tap {
+                http::post_app_signal(&sandbox, &signal).await;
+            }
+            let (retries, backoff_ms) = live
+                .state
+                .with_untracked(|s| (s.faults.auto_retries.get(), s.faults.retry_backoff_ms.get()));
+            let mut attempt = 0;
+            let answer = loop {
+                let keep = switch_untracked(&live, Safeguard::KeyPersistence);
+                let open = app
+                    .try_update(|a| {
+                        if let Some(p) = a.request_leaves(&key).filter(|_| keep) {
+                            storage::save_pending(&sandbox, p, seen(&live));
+                        }
+                    })
+                    .is_some();
+                // An app closed meanwhile (reopened, or reinstalled by a reset) took its
+                // HTTP library's retries with it: nothing more goes out for this tap.
+                if !open {
+                    return;
+                }
+                let answer = http::post_transfer(&sandbox, &key, &intent, amount).await;
+                if answer.library_retries() && attempt < retries {
+                    attempt += 1;
+                    let _ = screen.try_set(AppScreen::Backoff);
+                    let speed = live.clock.with_untracked(|c| c.speed).max(0.1);
+                    http::sleep((backoff_ms as f64 / speed) as i32).await;
+                    let _ = screen.try_set(AppScreen::Sending);
+                    continue;
+                }
+                break answer;
+            };
+            // Kept only by an app still open: one closed meanwhile never heard this answer.
+            if let Some(balance) = app
+                .try_update(|a| a.answered(&answer))
+                .and_then(|d| d.balance)
+            {
+                storage::save_balance(&sandbox, balance, seen(&live));
+            }
+            if answer.is_final() {
+                storage::clear_pending(&sandbox);
+                storage::clear_intent(&sandbox);
+            }
+            let _ = screen.try_set(AppScreen::after(answer));
+        });
+    }
+}
+
+/// On opening: a pending transfer in storage is taken back with its own key and shown as
+/// unfinished; only a tap sends it again (a reload is no tap).
+#[cfg(feature = "hydrate")]
+fn take_back_pending(live: &LabStream, app: RwSignal<AppMemory>, screen: RwSignal<AppScreen>) {
+    let live = live.clone();
+    let sandbox = live.sandbox();
+    Effect::new(move |_| {
+        // Kept before a reset this page never heard of (a preset loaded by a link): that
+        // run is gone, and its pending transfer must not go out again on its own.
+        if let Some(reset) = live.state.with_untracked(|s| s.last_reset_id()) {
+            if storage::kept_before(&sandbox, reset) {
+                storage::forget(&sandbox);
+            }
+        }
+        app.set(AppMemory::opened(storage::load_balance(&sandbox)));
+        if !switch_untracked(&live, Safeguard::KeyPersistence) {
+            storage::clear_pending(&sandbox);
+            return;
+        }
+        if let Some(p) = storage::load_pending(&sandbox) {
+            app.update(|a| a.resume(p));
+            screen.set(AppScreen::Unfinished);
+        }
+    });
 }
 
 /// A read-only mirror's phone: the phone as the app's browser last sent it to the stream.
