@@ -269,6 +269,11 @@ mod tests {
             serde_json::json!({"type": "integer", "minimum": 1,
                                "maximum": crate::domain::safeguard::MAX_WINDOW_HOURS})
         );
+        // A seed is any u64: no `int64` format, whose cap is 2^63 - 1.
+        assert_eq!(
+            schemas["CreateBody"]["properties"]["seed"],
+            serde_json::json!({"type": "integer", "minimum": 0, "maximum": u64::MAX})
+        );
         let kinds = schemas["Problem"]["properties"]["type"]["enum"]
             .as_array()
             .unwrap();

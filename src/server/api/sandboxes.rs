@@ -23,11 +23,22 @@ pub struct CreateBody {
     /// The seed of every chance in the sandbox: the same seed and the same inputs give the
     /// same timeline.
     #[serde(default, deserialize_with = "crate::domain::typed::present")]
-    #[schema(nullable = false)]
+    #[schema(schema_with = any_seed)]
     pub seed: Option<u64>,
     /// Start with the clock paused.
     #[serde(default)]
     pub paused: bool,
+}
+
+/// Any u64: a whole number from 0 to 18446744073709551615 (a plain integer with no `int64`
+/// format, which would cap it at 2^63 - 1).
+fn any_seed() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::Integer)
+        .minimum(Some(0))
+        .maximum(Some(u64::MAX))
+        .build()
 }
 
 /// `POST /api/sandboxes` `{"seed"?: u64, "paused"?: bool}` → 201 `{"id"}`. A sandbox starts live
