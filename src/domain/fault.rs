@@ -58,6 +58,36 @@ pub enum CrashMode {
 }
 
 impl CrashMode {
+    /// `off`, `once` or `always`.
+    fn word(text: &str) -> Option<CrashMode> {
+        match text {
+            "off" => Some(CrashMode::Off),
+            "once" => Some(CrashMode::Once),
+            "always" => Some(CrashMode::Always),
+            _ => None,
+        }
+    }
+
+    /// The mode as a control writes it: its word, or the probability's digits.
+    pub fn text(self) -> String {
+        match self {
+            CrashMode::Off => "off".to_owned(),
+            CrashMode::Once => "once".to_owned(),
+            CrashMode::Always => "always".to_owned(),
+            CrashMode::Probability(p) => p.to_string(),
+        }
+    }
+
+    /// Reads [`CrashMode::text`] back: a word, or a probability from 0 to 1.
+    pub fn from_text(text: &str) -> Option<CrashMode> {
+        CrashMode::word(text).or_else(|| {
+            text.parse::<f64>()
+                .ok()
+                .filter(|p| (0.0..=1.0).contains(p))
+                .map(CrashMode::Probability)
+        })
+    }
+
     fn parse(field: &str, value: &serde_json::Value) -> Result<CrashMode, FieldError> {
         let bad = || {
             FieldError::new(
@@ -66,12 +96,8 @@ impl CrashMode {
             )
         };
         match value {
-            serde_json::Value::String(s) => match s.as_str() {
-                "off" => Ok(CrashMode::Off),
-                "once" => Ok(CrashMode::Once),
-                "always" => Ok(CrashMode::Always),
-                _ => Err(bad()),
-            },
+            // In JSON a probability is a number, never a string.
+            serde_json::Value::String(s) => CrashMode::word(s).ok_or_else(bad),
             serde_json::Value::Number(n) => match n.as_f64() {
                 Some(p) if (0.0..=1.0).contains(&p) => Ok(CrashMode::Probability(p)),
                 _ => Err(bad()),
@@ -496,6 +522,15 @@ mod tests {
             );
             assert_eq!(n.patch(-1).unwrap_err().field, n.id());
         }
+        for mode in [
+            CrashMode::Off,
+            CrashMode::Always,
+            CrashMode::Probability(0.1),
+        ] {
+            assert_eq!(CrashMode::from_text(&mode.text()), Some(mode));
+        }
+        assert_eq!(CrashMode::from_text("1.5"), None);
+        assert_eq!(CrashMode::from_text("sometimes"), None);
         let once = FaultsPatch::crash(&[CrashPoint::BrokerAckLost], CrashMode::Once);
         assert_eq!(
             serde_json::to_value(once).unwrap(),

@@ -314,24 +314,15 @@ fn CrashControl(live: LabStream, point: CrashPoint, error: ControlError) -> impl
     let mode =
         Memo::new(move |_| state.with(|s| s.faults.crash.get(&point).copied().unwrap_or_default()));
     let mode = move || mode.get();
-    let current = move || match mode() {
-        CrashMode::Off => "off".to_owned(),
-        CrashMode::Once => "once".to_owned(),
-        CrashMode::Always => "always".to_owned(),
-        CrashMode::Probability(p) => p.to_string(),
-    };
+    let current = move || mode().text();
     let select_id = format!("crash-{id}");
-    let on_change = move |ev: leptos::ev::Event| {
-        let mode = match event_target_value(&ev).as_str() {
-            "once" => CrashMode::Once,
-            "always" => CrashMode::Always,
-            p => match p.parse::<f64>() {
-                Ok(p) if (0.0..=1.0).contains(&p) => CrashMode::Probability(p),
-                _ => CrashMode::Off,
-            },
+    let on_change =
+        move |ev: leptos::ev::Event| match CrashMode::from_text(&event_target_value(&ev)) {
+            Some(mode) => apply_faults(&live, FaultsPatch::crash(&[point], mode), error),
+            None => error.0.set(Some(Problem::Server(FnError::InvalidField {
+                field: format!("crash.{id}"),
+            }))),
         };
-        apply_faults(&live, FaultsPatch::crash(&[point], mode), error);
-    };
     let options = ["off", "once", "always", "0.5", "0.1"];
     view! {
         <li class="crash">
