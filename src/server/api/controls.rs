@@ -9,7 +9,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 
-use super::problem::json_body;
+use super::problem::{json_body, optional_body};
 use super::{shapes, SandboxId};
 use crate::domain::generals::{Generals, GeneralsBody};
 use crate::domain::natural::{NaturalBody, NaturalReport};
@@ -147,10 +147,7 @@ pub(super) async fn scenario(
         .unwrap_or_default();
     // An unknown scenario is refused before the body is read, as a missing one would be.
     preset_for(&n, scenario::Variant::Guarded)?;
-    let variant = match json_body(body, true)? {
-        serde_json::Value::Null => scenario::Variant::Guarded,
-        body => read_body::<scenario::ScenarioBody>(&body)?.variant,
-    };
+    let scenario::ScenarioBody { variant } = optional_body(body)?;
     let preset = preset_for(&n, variant)?;
     let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
     sandbox.unlocked()?.load_scenario(preset).await?;
@@ -216,11 +213,8 @@ pub(super) async fn generals(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.by_id(id).await?;
-    let body = match json_body(body, true)? {
-        serde_json::Value::Null => GeneralsBody::default(),
-        body => read_body(&body)?,
-    };
-    Ok(Json(sandbox.generals(body.loss_pct).await?))
+    let GeneralsBody { loss_pct } = optional_body(body)?;
+    Ok(Json(sandbox.generals(loss_pct).await?))
 }
 
 /// Rewinds a consumer group by time: `{"consumer": "wallet"|"sms"|"fraud", "from_seconds_ago": n}`.

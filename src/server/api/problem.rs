@@ -72,6 +72,17 @@ pub fn json_body(
     Ok(value)
 }
 
+/// Reads a body that may be left out into its type: nothing, `{}` or `null` (as these routes
+/// have always taken it) is the type's default.
+pub fn optional_body<T: serde::de::DeserializeOwned + Default>(
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, LabError> {
+    match json_body(body, true)? {
+        serde_json::Value::Null => Ok(T::default()),
+        body => Ok(crate::domain::typed::read_body(&body)?),
+    }
+}
+
 /// JSON that means one thing: RFC 8259 (§4) leaves an object that names a member twice to the
 /// reader, and readers differ on which one wins (`{"amount": 1, "amount": 1500}` is ৳1 to one,
 /// ৳1,500 to another), so such a body is refused as `duplicate-field`, naming the member by
