@@ -19,7 +19,8 @@ pub struct ControlError(pub RwSignal<Option<Problem>>);
 /// Why a change did not happen.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
-    /// The server refused it or failed.
+    /// The server refused it or failed, or the page refused it by the same typed check the
+    /// server makes (said as the server would say it).
     Server(FnError),
     /// The page refused the value before sending it: the id of the message saying why.
     Local(&'static str),

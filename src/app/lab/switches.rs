@@ -11,6 +11,7 @@ use super::controls::{apply_safeguards, ControlError, ErrorLine, Problem};
 use super::stream::LabStream;
 use super::wide::open_when_wide;
 use crate::app::i18n::{digits, tr_id};
+use crate::domain::safeguard::WindowHours;
 use crate::domain::{Safeguard, SafeguardValue, SafeguardsPatch};
 
 /// The groups, in the order a transfer meets them: message id of the title, and members.
@@ -134,8 +135,8 @@ fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) 
                 <input
                     id=input_id.clone()
                     type="number"
-                    min="1"
-                    max="8784"
+                    min=WindowHours::MIN
+                    max=WindowHours::MAX
                     step="1"
                     data-testid=input_id.clone()
                     aria-describedby=hint_id.clone()
