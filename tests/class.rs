@@ -10,10 +10,30 @@ use axum::http::{header, Request, StatusCode};
 use futures::StreamExt;
 use leptos::prelude::LeptosOptions;
 use pocketpay_lab::domain::class::{ClassCode, Harm, Progress};
+use pocketpay_lab::domain::quiz::{Answer, Kind, QUESTIONS};
 use pocketpay_lab::server::classes::secret_cookie;
 use pocketpay_lab::server::error::LabError;
 use pocketpay_lab::server::{config::Config, sandboxes::Sandboxes, teach, web};
 use tower::ServiceExt;
+
+/// The first question answered right, the second wrong.
+fn two_answers_one_right() -> std::collections::BTreeMap<String, Answer> {
+    let right = |k: Kind| match k {
+        Kind::Choice { right, .. } | Kind::Guard { right, .. } => Answer::Option(right),
+        Kind::Order { items, .. } => Answer::Order((1..=items).collect()),
+        Kind::Number { answer } => Answer::Number(answer),
+    };
+    let wrong = |k: Kind| match k {
+        Kind::Number { answer } => Answer::Number(answer + 1),
+        _ => Answer::Number(-1),
+    };
+    [
+        (QUESTIONS[0].id.to_owned(), right(QUESTIONS[0].kind)),
+        (QUESTIONS[1].id.to_owned(), wrong(QUESTIONS[1].kind)),
+    ]
+    .into_iter()
+    .collect()
+}
 
 async fn lab(dir: &std::path::Path, config: Config) -> Sandboxes {
     Sandboxes::start(Config {
@@ -93,17 +113,17 @@ async fn a_class_is_made_joined_followed_and_kept_across_a_restart() {
     // Progress: checked against the course, kept, and shown; a sandbox in no class is told so.
     for bad in [Progress::new(0, 0), Progress::new(1, 99)] {
         assert!(matches!(
-            classes.report(&shimul, bad).await,
+            classes.record(&shimul, bad).await,
             Err(LabError::Invalid(_))
         ));
     }
-    assert!(classes.report(&shimul, Progress::new(1, 2)).await.unwrap());
+    assert!(classes.record(&shimul, Progress::new(1, 2)).await.unwrap());
     let stranger = sandboxes
         .create(None, Some(7), pocketpay_lab::domain::ClockMode::Paused)
         .await
         .unwrap();
     assert!(!classes
-        .report(&stranger.id.to_string(), Progress::new(1, 1))
+        .record(&stranger.id.to_string(), Progress::new(1, 1))
         .await
         .unwrap());
 
@@ -125,7 +145,7 @@ async fn a_class_is_made_joined_followed_and_kept_across_a_restart() {
     // Reporting the same place again keeps the time of the last step.
     let before = s.progress_ms;
     tokio::time::sleep(Duration::from_millis(5)).await;
-    classes.report(&shimul, Progress::new(1, 2)).await.unwrap();
+    classes.record(&shimul, Progress::new(1, 2)).await.unwrap();
     let again = teach::view(&sandboxes, &class.id, class.code.clone())
         .await
         .unwrap();
@@ -583,7 +603,7 @@ async fn a_mirror_shows_a_sandbox_and_its_phone_and_gives_no_control() {
         seen.push_str(&String::from_utf8_lossy(&chunk));
     }
     assert!(
-        seen.contains("event: presence\ndata: {\"phone\":null,\"locked\":false}"),
+        seen.contains("event: presence\ndata: {\"phone\":null,\"locked\":false,\"frozen\":false}"),
         "{seen}"
     );
     assert!(!seen.contains(&own), "the stream never names the sandbox");
@@ -704,15 +724,15 @@ async fn the_summary_counts_reach_steps_and_shared_scores_and_downloads_as_csv()
         steps_done: steps,
         ticked: ((1u32 << steps) - 1) as u16,
     };
-    assert!(classes.report(&ids[0], all).await.unwrap());
-    assert!(classes.report(&ids[0], Progress::new(2, 0)).await.unwrap());
+    assert!(classes.record(&ids[0], all).await.unwrap());
+    assert!(classes.record(&ids[0], Progress::new(2, 0)).await.unwrap());
     for ticked in [0b001, 0b100] {
         let p = Progress {
             chapter: 1,
             steps_done: 1,
             ticked,
         };
-        assert!(classes.report(&ids[1], p).await.unwrap());
+        assert!(classes.record(&ids[1], p).await.unwrap());
     }
     let beyond = Progress {
         chapter: 1,
@@ -720,18 +740,29 @@ async fn the_summary_counts_reach_steps_and_shared_scores_and_downloads_as_csv()
         ticked: 1 << steps,
     };
     assert!(matches!(
-        classes.report(&ids[1], beyond).await,
+        classes.record(&ids[1], beyond).await,
         Err(LabError::Invalid(_))
     ));
-    // A score: shared by Tithi; refused when it cannot be one.
-    assert!(classes.share_quiz(&ids[1], 7, 9).await.unwrap());
-    for (right, answered) in [(9, 7), (1, 200)] {
-        assert!(matches!(
-            classes.share_quiz(&ids[1], right, answered).await,
-            Err(LabError::Invalid(_))
-        ));
-    }
-    assert!(!classes.share_quiz("no-such-sandbox", 1, 1).await.unwrap());
+    // Answers shared by Tithi, marked by the server: one right, one wrong; a question the
+    // quiz does not have is refused.
+    let answers = two_answers_one_right();
+    assert_eq!(
+        classes.share_quiz(&ids[1], &answers).await.unwrap(),
+        Some((1, 2))
+    );
+    let mut unknown = answers.clone();
+    unknown.insert("no-such-question".into(), Answer::Option(1));
+    assert!(matches!(
+        classes.share_quiz(&ids[1], &unknown).await,
+        Err(LabError::Invalid(_))
+    ));
+    assert_eq!(
+        classes
+            .share_quiz("no-such-sandbox", &answers)
+            .await
+            .unwrap(),
+        None
+    );
     let summary = classes.summary(&class.id).await.unwrap();
     let chapters = summary.chapters();
     assert_eq!(chapters[0].reached, 2);
@@ -740,7 +771,7 @@ async fn the_summary_counts_reach_steps_and_shared_scores_and_downloads_as_csv()
     assert_eq!(chapters[0].steps[2], 2);
     assert_eq!(chapters[1].reached, 1);
     assert_eq!(chapters[2].reached, 0);
-    assert_eq!(summary.shared().collect::<Vec<_>>(), vec![("Tithi", 7, 9)]);
+    assert_eq!(summary.shared().collect::<Vec<_>>(), vec![("Tithi", 1, 2)]);
     // The CSV: the instructor's browser only.
     let app = app_over(&sandboxes);
     let path = format!("/teach/{}/summary.csv", class.id);
@@ -763,6 +794,7 @@ async fn the_summary_counts_reach_steps_and_shared_scores_and_downloads_as_csv()
         .unwrap()
         .contains(class.code.as_str()));
     let csv = text(r).await;
+    let csv = csv.strip_prefix('\u{FEFF}').expect("a byte order mark");
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 4, "{csv}");
     assert!(
@@ -770,7 +802,665 @@ async fn the_summary_counts_reach_steps_and_shared_scores_and_downloads_as_csv()
         "{csv}"
     );
     assert!(lines[2].starts_with("Tithi,1,2,,"), "{csv}");
-    assert!(lines[2].ends_with(",7,9,none"), "{csv}");
+    let questions = pocketpay_lab::domain::quiz::QUESTIONS.len();
+    let rest = ",".repeat(questions - 2);
+    assert!(
+        lines[2].ends_with(&format!(",1,2,none,none,1,0{rest}")),
+        "{csv}"
+    );
     assert!(lines[3].starts_with("Imran,,,"), "{csv}");
+    sandboxes.shutdown().await;
+}
+
+/// A request to a server function as another site's page would send it from the instructor's
+/// (or a student's) browser: their cookie, a foreign `Origin` or `Sec-Fetch-Site: cross-site`,
+/// and a body of any type.
+fn cross_site(path: &str, cookie: &str, how: usize, body: &serde_json::Value) -> Request<Body> {
+    let r = Request::post(path)
+        .header(header::HOST, "lab.test")
+        .header(header::COOKIE, cookie);
+    let r = match how {
+        0 => r
+            .header(header::ORIGIN, "http://evil.example")
+            .header(header::CONTENT_TYPE, "text/plain"),
+        1 => r
+            .header(header::ORIGIN, "http://evil.example")
+            .header(header::CONTENT_TYPE, "application/json"),
+        _ => r
+            .header("sec-fetch-site", "cross-site")
+            .header(header::CONTENT_TYPE, "application/json"),
+    };
+    r.body(Body::from(body.to_string())).unwrap()
+}
+
+#[tokio::test]
+async fn no_other_site_moves_a_class_through_any_server_function() {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::{
+        ClassPage, ClassPush, CreateClass, JoinClass, ReadClassSummary, ReportProgress, ShareQuiz,
+    };
+    use pocketpay_lab::app::lab::{ChangeSafeguards, ClockControl, ResetSandbox};
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create().await.unwrap();
+    let student = teach::join(&sandboxes, None, class.code.as_str(), "Shimul")
+        .await
+        .unwrap();
+    let app = app_over(&sandboxes);
+    let key = format!(
+        "{}={}; pocketpay_sandbox={student}",
+        secret_cookie(&class.id),
+        class.secret
+    );
+    let calls = [
+        (
+            <ClassPush as ServerFn>::PATH,
+            serde_json::json!({"class": class.id, "push": {"push": "reset"}}),
+        ),
+        (
+            <ClassPush as ServerFn>::PATH,
+            serde_json::json!({"class": class.id, "push": {"push": "lock", "locked": true}}),
+        ),
+        (<CreateClass as ServerFn>::PATH, serde_json::json!({})),
+        (
+            <JoinClass as ServerFn>::PATH,
+            serde_json::json!({"code": class.code.as_str(), "name": "Mallory"}),
+        ),
+        (
+            <ReportProgress as ServerFn>::PATH,
+            serde_json::json!({"sandbox": student, "report": {"chapter": 9}}),
+        ),
+        (
+            <ShareQuiz as ServerFn>::PATH,
+            serde_json::json!({"answers": two_answers_one_right()}),
+        ),
+        (
+            <ReadClassSummary as ServerFn>::PATH,
+            serde_json::json!({"class": class.id}),
+        ),
+        (
+            <ClassPage as ServerFn>::PATH,
+            serde_json::json!({"class": class.id}),
+        ),
+        (
+            <ChangeSafeguards as ServerFn>::PATH,
+            serde_json::json!({"sandbox": student, "changes": {"idempotency_table": false}}),
+        ),
+        (
+            <ClockControl as ServerFn>::PATH,
+            serde_json::json!({"sandbox": student, "command": {"op": "advance", "seconds": 86400}}),
+        ),
+        (
+            <ResetSandbox as ServerFn>::PATH,
+            serde_json::json!({"sandbox": student}),
+        ),
+    ];
+    let before = sandboxes
+        .get(&student)
+        .await
+        .unwrap()
+        .state()
+        .await
+        .unwrap();
+    for (path, body) in &calls {
+        for how in 0..3 {
+            let r = app
+                .clone()
+                .oneshot(cross_site(path, &key, how, body))
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::FORBIDDEN, "{path} way {how}");
+            assert_eq!(
+                r.headers()[header::CONTENT_TYPE],
+                "application/problem+json",
+                "{path}"
+            );
+            assert!(text(r).await.contains("foreign-origin"), "{path}");
+        }
+        // From the lab's own page, a body that is not JSON is refused before it is read.
+        let r = app
+            .clone()
+            .oneshot(
+                Request::post(*path)
+                    .header(header::HOST, "lab.test")
+                    .header(header::ORIGIN, "http://lab.test")
+                    .header(header::COOKIE, &key)
+                    .header(header::CONTENT_TYPE, "text/plain")
+                    .body(Body::from(body.to_string()))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE, "{path}");
+    }
+    // Nothing moved: the sandbox, the class's students, its lock, its reach and scores.
+    let after = sandboxes
+        .get(&student)
+        .await
+        .unwrap()
+        .state()
+        .await
+        .unwrap();
+    // The clock runs live, so it moved a little; a day's jump would show.
+    assert_eq!(after.clock.mode, before.clock.mode);
+    assert!(after.clock.now_ms - before.clock.now_ms < 60_000);
+    assert_eq!(after.safeguards, before.safeguards);
+    assert_eq!(after.last_event_id(), before.last_event_id());
+    let view = teach::view(&sandboxes, &class.id, class.code.clone())
+        .await
+        .unwrap();
+    assert_eq!(view.students.len(), 1);
+    assert!(!view.locked);
+    assert_eq!(view.students[0].progress, None);
+    let summary = sandboxes.classes().summary(&class.id).await.unwrap();
+    assert_eq!(summary.students[0].quiz, None);
+    // The language switch is a form, and another site may not send it either.
+    let r = app
+        .clone()
+        .oneshot(
+            Request::post("/lang")
+                .header(header::HOST, "lab.test")
+                .header(header::ORIGIN, "http://evil.example")
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(Body::from("lang=en&back=/"))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    sandboxes.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_functions_refusal_is_a_4xx_problem_its_page_still_reads() {
+    use leptos::server_fn::error::FromServerFnError;
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::{ClassPush, FindClass};
+    use pocketpay_lab::app::error::FnError;
+    use pocketpay_lab::app::lab::{ChangeSafeguards, ClockControl, GetState};
+    use pocketpay_lab::domain::class::Push;
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create().await.unwrap();
+    let student = teach::join(&sandboxes, None, class.code.as_str(), "Tithi")
+        .await
+        .unwrap();
+    let app = app_over(&sandboxes);
+    let key = format!("{}={}", secret_cookie(&class.id), class.secret);
+    let call = |path: &str, cookie: Option<&str>, body: serde_json::Value| {
+        let app = app.clone();
+        let request = browser("POST", path, cookie, Some(body));
+        async move {
+            let r = app.oneshot(request).await.unwrap();
+            let status = r.status().as_u16();
+            let kind = r.headers().get(header::CONTENT_TYPE).cloned();
+            let retry = r.headers().get(header::RETRY_AFTER).cloned();
+            let body = axum::body::to_bytes(r.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            (status, kind, retry, body)
+        }
+    };
+    let push = |p: Push| serde_json::json!({"class": class.id, "push": p});
+    // Not the class's key: 403, as problem+json, which the page reads back as its own error.
+    let (status, kind, _, body) = call(
+        <ClassPush as ServerFn>::PATH,
+        None,
+        push(Push::Lock { locked: true }),
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert_eq!(kind.unwrap(), "application/problem+json");
+    let problem: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(problem["type"], "urn:pocketpay-lab:problem:not-your-class");
+    assert_eq!(problem["status"], 403);
+    assert_eq!(FnError::de(body), FnError::NotYourClass);
+    // Locked: a student's own switch is 423.
+    let (status, ..) = call(
+        <ClassPush as ServerFn>::PATH,
+        Some(&key),
+        push(Push::Lock { locked: true }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, _, _, body) = call(
+        <ChangeSafeguards as ServerFn>::PATH,
+        None,
+        serde_json::json!({"sandbox": student, "changes": {"idempotency_table": false}}),
+    )
+    .await;
+    assert_eq!(status, 423);
+    assert_eq!(FnError::de(body), FnError::Locked);
+    // A bad argument: 400, naming it.
+    let (status, _, _, body) = call(
+        <ChangeSafeguards as ServerFn>::PATH,
+        None,
+        serde_json::json!({"sandbox": student, "changes": {"no_such_guard": true}}),
+    )
+    .await;
+    assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
+    let (status, ..) = call(
+        <GetState as ServerFn>::PATH,
+        None,
+        serde_json::json!({"sandbox": 7}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    // Frozen: the student's own clock is 423 on both paths; the instructor's thaw works.
+    let (status, ..) = call(
+        <ClassPush as ServerFn>::PATH,
+        Some(&key),
+        push(Push::Freeze { frozen: true }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let clock_now = |sandboxes: Sandboxes, id: String| async move {
+        sandboxes
+            .get(&id)
+            .await
+            .unwrap()
+            .state()
+            .await
+            .unwrap()
+            .clock
+    };
+    let frozen_at = clock_now(sandboxes.clone(), student.clone()).await;
+    assert_eq!(frozen_at.mode, pocketpay_lab::domain::ClockMode::Paused);
+    for (command, rest) in [
+        (
+            serde_json::json!({"op": "resume"}),
+            serde_json::json!({"mode": "live"}),
+        ),
+        (
+            serde_json::json!({"op": "advance", "seconds": 86400}),
+            serde_json::json!({"advance_seconds": 86400}),
+        ),
+    ] {
+        let (status, _, _, body) = call(
+            <ClockControl as ServerFn>::PATH,
+            None,
+            serde_json::json!({"sandbox": student, "command": command}),
+        )
+        .await;
+        assert_eq!(status, 423, "{command}");
+        assert_eq!(FnError::de(body), FnError::Frozen);
+        let r = app
+            .clone()
+            .oneshot(browser(
+                "POST",
+                &format!("/api/sandboxes/{student}/clock"),
+                None,
+                Some(rest.clone()),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 423, "{rest}");
+        assert!(text(r).await.contains("frozen-by-class"));
+    }
+    assert_eq!(
+        clock_now(sandboxes.clone(), student.clone()).await,
+        frozen_at
+    );
+    let view = teach::view(&sandboxes, &class.id, class.code.clone())
+        .await
+        .unwrap();
+    assert!(view.frozen && view.locked, "the view carries both holds");
+    let (status, ..) = call(
+        <ClassPush as ServerFn>::PATH,
+        Some(&key),
+        push(Push::Freeze { frozen: false }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, ..) = call(
+        <ClockControl as ServerFn>::PATH,
+        None,
+        serde_json::json!({"sandbox": student, "command": {"op": "advance", "seconds": 60}}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    // Guessing codes: 429 with Retry-After once the guesses run out.
+    let mut busy = None;
+    for i in 0..100u64 {
+        let code = ClassCode::from_bits(i * 7919 + 3);
+        if code == class.code {
+            continue;
+        }
+        let (status, _, retry, _) = call(
+            <FindClass as ServerFn>::PATH,
+            None,
+            serde_json::json!({"code": code.as_str()}),
+        )
+        .await;
+        if status == 429 {
+            busy = retry;
+            break;
+        }
+        assert_eq!(status, 404);
+    }
+    assert!(busy.is_some(), "429 with Retry-After");
+    sandboxes.shutdown().await;
+}
+
+#[tokio::test]
+async fn every_door_to_a_code_shares_one_limit_and_a_real_student_still_joins() {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::{FindClass, JoinClass};
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create().await.unwrap();
+    let app = app_over(&sandboxes);
+    let page = |code: String| {
+        let app = app.clone();
+        async move {
+            let r = app
+                .oneshot(browser("GET", &format!("/join/{code}"), None, None))
+                .await
+                .unwrap();
+            (r.status(), r.headers().get(header::RETRY_AFTER).cloned())
+        }
+    };
+    // Guesses through the join page: 404 each, then 429 with Retry-After.
+    let mut guesses = 0;
+    loop {
+        let code = ClassCode::from_bits(guesses * 104_729 + 11);
+        guesses += 1;
+        assert!(guesses < 100, "the page's guesses are never held back");
+        if code == class.code {
+            continue;
+        }
+        let (status, retry) = page(code.as_str().to_owned()).await;
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            assert!(retry.is_some());
+            break;
+        }
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+    // The same limit holds at the server function's door.
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            <FindClass as ServerFn>::PATH,
+            None,
+            Some(serde_json::json!({"code": ClassCode::from_bits(5).as_str()})),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    // During the flood the real code still opens its page, finds its class, and joins.
+    let (status, _) = page(class.code.as_str().to_owned()).await;
+    assert_eq!(status, StatusCode::OK);
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            <JoinClass as ServerFn>::PATH,
+            None,
+            Some(serde_json::json!({"code": class.code.as_str(), "name": "Imran"})),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "{}", text(r).await);
+    sandboxes.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_look_alike_of_a_classmates_name_is_refused_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create().await.unwrap();
+    let code = class.code.as_str();
+    for name in ["রাফি আহমেদ", "Nusrat \"Nus\", Jahan"] {
+        teach::join(&sandboxes, None, code, name).await.unwrap();
+    }
+    for look_alike in [
+        "রাফি আহমেদ\u{200B}",
+        "রাফি\u{200B} আহমেদ",
+        "রাফি  আহমেদ",
+        "nusrat \"nus\", jahan",
+        "NUSRAT \u{2066}\"Nus\", Jahan\u{2069}",
+    ] {
+        match teach::join(&sandboxes, None, code, look_alike).await {
+            Err(e @ LabError::NameLookAlike(_)) => {
+                assert_eq!(e.status(), 409);
+                assert!(e.to_string().contains("looks the same"), "{e}");
+            }
+            Err(LabError::NameTaken) => {} // cleaned to the very same name
+            other => panic!("{look_alike:?}: {other:?}"),
+        }
+    }
+    // NFC: a letter written as two code points is the same letter.
+    teach::join(&sandboxes, None, code, "José").await.unwrap();
+    assert!(matches!(
+        teach::join(&sandboxes, None, code, "Jose\u{301}").await,
+        Err(LabError::NameLookAlike(_))
+    ));
+    let view = teach::view(&sandboxes, &class.id, class.code.clone())
+        .await
+        .unwrap();
+    assert_eq!(view.students.len(), 3);
+    sandboxes.shutdown().await;
+}
+
+#[tokio::test]
+async fn progress_is_what_the_server_saw_not_what_the_browser_claims() {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::{ReportProgress, ShareQuiz};
+    use pocketpay_lab::domain::class::ChapterReport;
+    use pocketpay_lab::domain::course;
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create().await.unwrap();
+    let student = teach::join(&sandboxes, None, class.code.as_str(), "Shimul")
+        .await
+        .unwrap();
+    let app = app_over(&sandboxes);
+    let cookie = format!("pocketpay_sandbox={student}");
+    // The browser's old claim, steps and ticks of a chapter never run: no such argument.
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            <ReportProgress as ServerFn>::PATH,
+            None,
+            Some(serde_json::json!({
+                "sandbox": student,
+                "progress": {"chapter": 9, "steps_done": 6, "ticked": 63},
+            })),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    // Chapter 09 open, every look claimed: the sandbox never loaded it, so nothing is done.
+    let every_look: Vec<String> = course::CHAPTERS
+        .iter()
+        .flat_map(|c| c.steps.iter().flat_map(|s| s.check.looks()))
+        .map(str::to_owned)
+        .collect();
+    let report = |chapter: u8| {
+        browser(
+            "POST",
+            <ReportProgress as ServerFn>::PATH,
+            None,
+            Some(serde_json::json!({
+                "sandbox": student,
+                "report": ChapterReport { chapter, looked: every_look.clone() },
+                "steps_done": 6,
+            })),
+        )
+    };
+    let r = app.clone().oneshot(report(9)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(text(r).await, "true");
+    let row = |sandboxes: Sandboxes| {
+        let (id, code) = (class.id.clone(), class.code.clone());
+        async move {
+            teach::view(&sandboxes, &id, code).await.unwrap().students[0]
+                .progress
+                .unwrap()
+        }
+    };
+    let p = row(sandboxes.clone()).await;
+    assert_eq!((p.chapter, p.steps_done, p.ticked), (9, 0, 0));
+    // Chapter 01's preset loaded in the sandbox: its first step is done, as the server saw.
+    let ch1 = course::chapter(1).unwrap();
+    let preset = pocketpay_lab::domain::scenario::preset(ch1.scenario, ch1.variant).unwrap();
+    sandboxes
+        .get(&student)
+        .await
+        .unwrap()
+        .load_scenario(preset)
+        .await
+        .unwrap();
+    let r = app.clone().oneshot(report(1)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let p = row(sandboxes.clone()).await;
+    assert_eq!(p.chapter, 1);
+    assert_eq!(p.ticked & 1, 1, "step 1: the preset is loaded");
+    assert!(
+        !Progress::finished(p),
+        "the rest waits for what the student does"
+    );
+    // Then a reset: what was done stays done in the summary, a history.
+    sandboxes
+        .get(&student)
+        .await
+        .unwrap()
+        .reset()
+        .await
+        .unwrap();
+    let r = app.clone().oneshot(report(1)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let summary = sandboxes.classes().summary(&class.id).await.unwrap();
+    assert_eq!(summary.students[0].reached[0].map(|bits| bits & 1), Some(1));
+    assert_eq!(summary.students[0].reached[8], Some(0));
+    // A perfect score claimed as a total: no such argument; the answers are marked instead.
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            <ShareQuiz as ServerFn>::PATH,
+            Some(&cookie),
+            Some(serde_json::json!({"correct": 18, "answered": 18})),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            <ShareQuiz as ServerFn>::PATH,
+            Some(&cookie),
+            Some(serde_json::json!({"answers": two_answers_one_right()})),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(text(r).await, "[1,2]");
+    let summary = sandboxes.classes().summary(&class.id).await.unwrap();
+    assert_eq!(summary.students[0].quiz, Some((1, 2)));
+    assert_eq!(
+        &summary.students[0].quiz_marks[..3],
+        &[Some(true), Some(false), None]
+    );
+    sandboxes.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_class_made_before_the_server_saw_progress_still_opens() {
+    // The classes store as the two migrations before this change left it, with a class, a
+    // student, a reach and a shared score in it.
+    let dir = tempfile::tempdir().unwrap();
+    let old = tempfile::tempdir().unwrap();
+    for file in ["0001_classes.sql", "0002_lock_reach_quiz_mirrors.sql"] {
+        std::fs::copy(
+            std::path::Path::new("migrations/classes").join(file),
+            old.path().join(file),
+        )
+        .unwrap();
+    }
+    let student = pocketpay_lab::domain::class::student_sandbox_id(uuid::Uuid::new_v4());
+    {
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(dir.path().join("classes.sqlite"))
+            .create_if_missing(true);
+        let pool = sqlx::sqlite::SqlitePool::connect_with(options)
+            .await
+            .unwrap();
+        sqlx::migrate::Migrator::new(old.path())
+            .await
+            .unwrap()
+            .run(&pool)
+            .await
+            .unwrap();
+        let secret_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"; // "test"
+        let now = pocketpay_lab::server::classes::now_ms();
+        sqlx::query(
+            "INSERT INTO classes (id, code, secret_sha256, created_ms, used_ms, locked)
+             VALUES ('c', 'HKM479', ?1, ?2, ?2, 1)",
+        )
+        .bind(secret_sha256)
+        .bind(now)
+        .execute(&pool)
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO students (sandbox, class_id, name, joined_ms, chapter, steps_done,
+               progress_ms, harm)
+             VALUES (?1, 'c', 'Nusrat', ?2, 1, 2, ?2, 'money')",
+        )
+        .bind(student.to_string())
+        .bind(now)
+        .execute(&pool)
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO reached (sandbox, chapter, steps) VALUES (?1, 1, 3)")
+            .bind(student.to_string())
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query(
+            "INSERT INTO quiz_scores (sandbox, correct, answered, shared_ms) VALUES (?1, 5, 6, 0)",
+        )
+        .bind(student.to_string())
+        .execute(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+    }
+    // The student's sandbox, made the way a join made it.
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    sandboxes
+        .create(
+            Some(student),
+            Some(4),
+            pocketpay_lab::domain::ClockMode::Paused,
+        )
+        .await
+        .unwrap();
+    sandboxes.shutdown().await;
+    // Opened by this server: the class, its key, its student, their history, their lab.
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let classes = sandboxes.classes().clone();
+    let code = classes.authorize("c", Some("test")).await.unwrap();
+    let view = teach::view(&sandboxes, "c", code).await.unwrap();
+    assert_eq!(view.students.len(), 1);
+    assert!(view.locked && !view.frozen);
+    assert_eq!(view.students[0].progress, Some(Progress::new(1, 2)));
+    let summary = classes.summary("c").await.unwrap();
+    assert_eq!(summary.students[0].reached[0], Some(3));
+    assert_eq!(summary.students[0].quiz, Some((5, 6)));
+    assert_eq!(summary.students[0].harm_seen, Harm::Money);
+    assert!(summary.students[0].quiz_marks.is_empty());
+    let handle = sandboxes.get(&student.to_string()).await.unwrap();
+    assert_eq!(handle.state().await.unwrap().seed, 4);
+    assert!(handle.unlocked().is_err(), "the old lock holds");
+    // Its old name gets its key: a look-alike is refused.
+    assert!(matches!(
+        teach::join(&sandboxes, None, "HKM479", "NUSRAT").await,
+        Err(LabError::NameLookAlike(_))
+    ));
     sandboxes.shutdown().await;
 }

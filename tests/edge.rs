@@ -1849,7 +1849,6 @@ async fn the_language_form_keeps_the_choice_and_goes_back() {
         ("lang=en&back=%2F%2Fevil.example", form, "back"),
         ("lang=en&back=https%3A%2F%2Fevil.example%2F", form, "back"),
         ("lang=en&back=glossary", form, "back"),
-        (r#"{"lang":"en"}"#, "application/json", "lang"),
     ] {
         let a = edge.send(post(body, kind)).await;
         let problem = expect_problem(&a, 400, "invalid-field", body);
@@ -1859,4 +1858,10 @@ async fn the_language_form_keeps_the_choice_and_goes_back() {
         );
         assert!(a.headers.get("set-cookie").is_none(), "{body}");
     }
+    // The gate takes a form's type here, and nothing else.
+    let a = edge
+        .send(post(r#"{"lang":"en"}"#, "application/json"))
+        .await;
+    expect_problem(&a, 415, "unsupported-media-type", "JSON to the form");
+    assert!(a.headers.get("set-cookie").is_none());
 }

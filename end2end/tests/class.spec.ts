@@ -339,9 +339,12 @@ test('the instructor watches a lab read-only, locks the switches, and ends with 
   // The CSV says the same, one line per student.
   const href = (await teacher.getByTestId('class-summary-csv').getAttribute('href'))!;
   const csv = await (await teacher.request.get(href)).text();
+  // A byte order mark first, so a spreadsheet reads the names as UTF-8.
+  expect(csv.startsWith('\uFEFF')).toBe(true);
   const lines = csv.trim().split('\r\n');
   expect(lines).toHaveLength(4);
-  expect(lines.find((l) => l.startsWith('Shimul,'))).toMatch(new RegExp(`^Shimul,1,1,.*,${right},1,none$`));
+  expect(lines[0]).toContain(',harm_seen,harm_now,quiz_');
+  expect(lines.find((l) => l.startsWith('Shimul,'))).toMatch(new RegExp(`^Shimul,1,1,.*,${right},1,none,none(,[01]?)+$`));
   expect(lines.find((l) => l.startsWith('Tithi,'))).toMatch(/^Tithi,2,0,0,/);
   // A student's browser gets no summary.
   expect((await shimul.request.get(href)).status()).toBe(403);
@@ -390,4 +393,83 @@ test('a projector mirrors the presenter’s lab, phone included, and a reset ask
   await lab.resetLab();
   await expect(lab.safeguard('fingerprint_check')).toBeChecked();
   shown.expectNoErrors();
+});
+
+test('the class shows what the server saw: a forged chapter and a forged score change nothing', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const { teacher, link } = await makeClass(browser);
+  // Two students join; the lab tells the server which chapter is open, and the test learns
+  // the address of that call from the page itself.
+  const mallory = await person(browser);
+  const reportUrl = mallory.waitForRequest(/\/rpc\/report_progress/);
+  await mallory.goto(link);
+  const malloryLab = await joinAs(mallory, 'Mallory');
+  const reportPath = new URL((await reportUrl).url()).pathname;
+  const tithi = await person(browser);
+  await tithi.goto(link);
+  await joinAs(tithi, 'Tithi');
+  await expect(teacher.getByTestId('class-student')).toHaveCount(2);
+
+  // Tithi does chapter 01's first step; the view shows it, as her sandbox does.
+  await tithi.getByTestId('preset-load').click();
+  await expect(step(tithi, 1)).toHaveAttribute('data-done', 'true');
+  await expect(row(teacher, 'Tithi')).toHaveAttribute('data-steps-done', '1');
+
+  // Mallory's browser claims chapter 09 finished, as the lab once let it: refused.
+  const post = (path: string, data: unknown) =>
+    mallory.evaluate(
+      async ([path, data]) => {
+        const r = await fetch(path as string, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(data),
+        });
+        return { status: r.status, type: r.headers.get('content-type'), body: await r.text() };
+      },
+      [path, data],
+    );
+  const claim = await post(reportPath, {
+    sandbox: malloryLab.sandboxId(),
+    progress: { chapter: 9, steps_done: 6, ticked: 63 },
+  });
+  expect(claim.status).toBe(400);
+  expect(claim.type).toContain('application/problem+json');
+  // The chapter open is the browser's to say; its steps are the sandbox's: none done.
+  const open = await post(reportPath, {
+    sandbox: malloryLab.sandboxId(),
+    report: { chapter: 9, looked: ['damage-meter', 'event-fraud_crashed', 'table-fraud.audit'] },
+    steps_done: 6,
+    ticked: 63,
+  });
+  expect(open.status).toBe(200);
+  await expect(row(teacher, 'Mallory')).toHaveAttribute('data-chapter', '9');
+  await expect(row(teacher, 'Mallory')).toHaveAttribute('data-steps-done', '0');
+
+  // A perfect score sent as a total is refused; the quiz is marked from answers alone.
+  const shareUrl = mallory.waitForRequest(/\/rpc\/share_quiz/);
+  await mallory.goto('/quiz');
+  await mallory.locator('html[data-hydrated]').waitFor();
+  const q = mallory.getByTestId('quiz-question').filter({ has: mallory.getByTestId('quiz-option') }).first();
+  await q.getByTestId('quiz-option').first().check();
+  await q.getByTestId('quiz-check').click();
+  await mallory.getByTestId('quiz-share').click();
+  await expect(mallory.getByTestId('quiz-shared')).toContainText(/[1১]/);
+  const sharePath = new URL((await shareUrl).url()).pathname;
+  const total = await post(sharePath, { correct: 18, answered: 18 });
+  expect(total.status).toBe(400);
+
+  // The instructor's view and summary, after a reload: what the server saw.
+  await teacher.reload();
+  await teacher.locator('html[data-hydrated]').waitFor();
+  await expect(row(teacher, 'Mallory')).toHaveAttribute('data-steps-done', '0');
+  await expect(row(teacher, 'Tithi')).toHaveAttribute('data-steps-done', '1');
+  await teacher.getByTestId('class-summary-open').click();
+  const chapter = (n: number) => teacher.locator(`[data-testid="class-summary-chapter"][data-chapter="${n}"]`);
+  await expect(chapter(9)).toHaveAttribute('data-reached', '1');
+  for (let k = 1; k <= 6; k++) {
+    const cell = chapter(9).locator(`[data-testid="class-summary-step"][data-step="${k}"]`);
+    if (await cell.count()) await expect(cell).toHaveAttribute('data-done', '0');
+  }
+  await expect(chapter(1).locator('[data-testid="class-summary-step"][data-step="1"]')).toHaveAttribute('data-done', '1');
+  await expect(teacher.getByTestId('class-summary-score')).toHaveAttribute('data-answered', '1');
 });

@@ -116,3 +116,4 @@ quiz-share = Share my score with my class
 quiz-share-hint = Only your instructor sees it, with your class name. Nothing is sent until you press.
 quiz-shared = Sent: { $right } right of { $answered } answered. Press again to send a newer score.
 quiz-share-no-class = This browser's lab is in no class any more, so there is no one to send it to.
+fn-error-name-look-alike = That name looks just like a classmate's (only capitals, spaces or invisible marks differ), so your instructor could not tell you apart. Add an initial or a number.

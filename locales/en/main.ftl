@@ -769,3 +769,4 @@ mirror-missing-title = No lab behind this link
 mirror-missing-text = This read-only link names no lab on this server. It may have expired with its lab; ask for a new link.
 mirror-presenter = Presenter layout
 lab-locked-note = Your instructor has locked the switches for a demo: watch what happens. Send still works.
+fn-error-frozen = Your instructor has frozen the clock for the whole class. It runs again when they thaw it.

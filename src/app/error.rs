@@ -50,6 +50,13 @@ pub enum FnError {
     /// The class's instructor has locked the student's controls for a demo.
     #[error("the lab is locked by the class's instructor")]
     Locked,
+    /// A classmate's name reads the same (it differs only in case, spacing or characters a
+    /// reader cannot see).
+    #[error("the name looks the same as a classmate's")]
+    NameLookAlike,
+    /// The class's instructor froze every clock; only their thaw moves it.
+    #[error("the clock is frozen by the class's instructor")]
+    Frozen,
     /// The browser could not reach the server, or could not read its answer.
     #[error("the server could not be reached")]
     Unreachable,
@@ -57,7 +64,7 @@ pub enum FnError {
 
 impl FnError {
     /// Every kind's message id, for the translation test.
-    pub const MESSAGE_IDS: [&'static str; 13] = [
+    pub const MESSAGE_IDS: [&'static str; 15] = [
         "fn-error-unknown-sandbox",
         "fn-error-unknown-event",
         "fn-error-unknown-scenario",
@@ -71,6 +78,8 @@ impl FnError {
         "fn-error-not-your-class",
         "fn-error-name-taken",
         "fn-error-locked",
+        "fn-error-name-look-alike",
+        "fn-error-frozen",
     ];
 
     /// The id of this kind's message in `locales/*/main.ftl`.
@@ -89,8 +98,43 @@ impl FnError {
             FnError::NotYourClass => 10,
             FnError::NameTaken => 11,
             FnError::Locked => 12,
+            FnError::NameLookAlike => 13,
+            FnError::Frozen => 14,
         };
         Self::MESSAGE_IDS[i]
+    }
+
+    /// The kind of problem this is, as the REST API names it (docs/reference.md §8): its HTTP
+    /// status comes from there (`ProblemKind::status`), so both adapters answer a refusal
+    /// alike. The browser's own failure has no status; it is never sent.
+    pub fn kind(&self) -> crate::domain::ProblemKind {
+        use crate::domain::ProblemKind as K;
+        match self {
+            FnError::UnknownSandbox => K::UnknownSandbox,
+            FnError::UnknownEvent => K::UnknownEvent,
+            FnError::UnknownScenario => K::UnknownScenario,
+            FnError::InvalidField { .. } => K::InvalidField,
+            FnError::Busy { .. } => K::TooManyRequests,
+            FnError::DayBusy { .. } => K::DayBusy,
+            FnError::RunDiverged => K::RunDiverged,
+            FnError::Internal | FnError::Unreachable => K::Internal,
+            FnError::UnknownClass => K::UnknownClass,
+            FnError::NotYourClass => K::NotYourClass,
+            FnError::NameTaken => K::NameTaken,
+            FnError::NameLookAlike => K::NameLookAlike,
+            FnError::Locked => K::LockedByClass,
+            FnError::Frozen => K::FrozenByClass,
+        }
+    }
+
+    /// How long to wait before asking again, for the kinds that are "not now".
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            FnError::Busy { retry_after } | FnError::DayBusy { retry_after, .. } => {
+                Some(*retry_after)
+            }
+            _ => None,
+        }
     }
 
     /// The error as a sentence of the page's language.
@@ -171,6 +215,8 @@ impl From<crate::server::error::LabError> for FnError {
             LabError::NotYourClass => FnError::NotYourClass,
             LabError::NameTaken => FnError::NameTaken,
             LabError::Locked => FnError::Locked,
+            LabError::Frozen => FnError::Frozen,
+            LabError::NameLookAlike(_) => FnError::NameLookAlike,
             LabError::SandboxExists(_) => FnError::InvalidField {
                 field: "id".to_owned(),
             },
@@ -227,6 +273,8 @@ mod tests {
             FnError::NotYourClass,
             FnError::NameTaken,
             FnError::Locked,
+            FnError::NameLookAlike,
+            FnError::Frozen,
         ];
         let ids: std::collections::BTreeSet<_> = all.iter().map(FnError::message_id).collect();
         assert_eq!(ids.len(), all.len());

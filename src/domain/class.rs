@@ -88,9 +88,15 @@ impl From<ClassCode> for String {
     }
 }
 
-/// A student's display name: trimmed, 1 to [`NAME_MAX`] characters, no control characters.
+/// A student's display name: invisible characters out (zero-width spaces, bidi controls; the
+/// joiners Bangla writes with stay), runs of spaces folded to one, trimmed, 1 to [`NAME_MAX`]
+/// characters, no control characters.
 pub fn student_name(text: &str) -> Result<String, FieldError> {
-    let name = text.trim();
+    let visible: String = text.chars().filter(|c| !invisible(*c)).collect();
+    if visible.chars().any(char::is_control) {
+        return Err(FieldError::new("name", "a name is one line of text"));
+    }
+    let name = visible.split_whitespace().collect::<Vec<_>>().join(" ");
     let count = name.chars().count();
     if count == 0 {
         Err(FieldError::new("name", "a name is needed"))
@@ -99,11 +105,21 @@ pub fn student_name(text: &str) -> Result<String, FieldError> {
             "name",
             format!("a name is at most {NAME_MAX} characters"),
         ))
-    } else if name.chars().any(char::is_control) {
-        Err(FieldError::new("name", "a name is one line of text"))
     } else {
-        Ok(name.to_owned())
+        Ok(name)
     }
+}
+
+/// A character nobody sees in a name: zero-width spaces, word joiners, the byte order mark,
+/// soft hyphens and the bidi controls (which also reorder what follows). The zero-width joiner
+/// and non-joiner are kept here: Bangla writes with them; the comparison leaves them out
+/// (`server::classes::name_key`).
+pub fn invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}'
+        | '\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}' | '\u{200E}' | '\u{200F}'
+        | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}'
+        | '\u{FEFF}' | '\u{FFA0}')
 }
 
 /// How much harm a student's sandbox shows, the damage meter's verdict in four words
@@ -123,6 +139,22 @@ pub enum Harm {
 }
 
 impl Harm {
+    /// The worse of two verdicts, for "harm seen": money wrong is worst, then a key that can
+    /// never finish, then an effect twice.
+    pub fn worst(self, other: Harm) -> Harm {
+        let rank = |h: Harm| match h {
+            Harm::None => 0,
+            Harm::Effect => 1,
+            Harm::Stuck => 2,
+            Harm::Money => 3,
+        };
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+
     pub fn id(self) -> &'static str {
         match self {
             Harm::None => "none",
@@ -153,8 +185,35 @@ impl From<Verdict> for Harm {
     }
 }
 
-/// Where a student stands in the course, as their lab reports it: the chapter open, how many
-/// of its steps are ticked, and which (bit k: step k + 1).
+/// What a student's lab tells the server of their chapter: only what the browser alone knows,
+/// the chapter open on screen and the controls the student looked at (a "look at" step's
+/// half). Which steps are done the server works out from the sandbox itself
+/// (`server::teach::report`), with the same checks the lab runs (`domain::course`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChapterReport {
+    pub chapter: u8,
+    #[serde(default)]
+    pub looked: Vec<String>,
+}
+
+impl ChapterReport {
+    /// The chapter, if the course has it, and the looks it asks for among those claimed (any
+    /// other id is dropped: it could tick nothing).
+    pub fn read(&self) -> Result<(&'static course::Chapter, Vec<&'static str>), FieldError> {
+        let chapter = course::chapter(self.chapter)
+            .ok_or_else(|| FieldError::new("chapter", "the chapters are 1 to 9"))?;
+        let looked = chapter
+            .steps
+            .iter()
+            .flat_map(|s| s.check.looks())
+            .filter(|id| self.looked.iter().any(|l| l == id))
+            .collect();
+        Ok((chapter, looked))
+    }
+}
+
+/// Where a student stands in the course, as the server worked it out from their sandbox: the
+/// chapter open, how many of its steps are done, and which (bit k: step k + 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Progress {
     pub chapter: u8,
@@ -244,6 +303,9 @@ pub struct ClassView {
     /// The students' own controls are locked for a demo.
     #[serde(default)]
     pub locked: bool,
+    /// Every student's clock is frozen; only the instructor's thaw moves it.
+    #[serde(default)]
+    pub frozen: bool,
 }
 
 impl ClassView {
@@ -311,9 +373,17 @@ pub struct SummaryRow {
     pub chapter_now: Option<u8>,
     /// Per chapter 1…9 (index 0 is chapter 1): the steps ticked as bits, `None` if never opened.
     pub reached: Vec<Option<u16>>,
-    /// The quiz score they shared: right answers, of those given.
+    /// The quiz score they shared, as the server marked their answers: right, of those given.
     pub quiz: Option<(u8, u8)>,
+    /// Per question of the quiz, in its order: right, wrong, or not answered (`None`); empty
+    /// when no answers were kept.
+    #[serde(default)]
+    pub quiz_marks: Vec<Option<bool>>,
+    /// The meter's verdict at the last read ("harm now").
     pub harm: Harm,
+    /// The worst verdict ever read from their sandbox during the class ("harm seen").
+    #[serde(default)]
+    pub harm_seen: Harm,
 }
 
 /// One chapter in the summary: how many opened it, and how many ticked each step.
@@ -360,14 +430,21 @@ impl ClassSummary {
             .filter_map(|s| s.quiz.map(|(r, of)| (s.name.as_str(), r, of)))
     }
 
-    /// One line per student, for a spreadsheet: name, the chapter open, the steps ticked in
-    /// each chapter (empty: never opened), the shared quiz score, the meter's harm.
+    /// One line per student, for a spreadsheet: name, the chapter open, the steps done in
+    /// each chapter (empty: never opened), the quiz score as the server marked it, the worst
+    /// harm seen during the class and the harm now, then each question's mark (1 right, 0
+    /// wrong, empty not answered). UTF-8 with a byte order mark, so a spreadsheet reads the
+    /// Bangla names as Bangla.
     pub fn csv(&self) -> String {
-        let mut out = String::from("name,chapter_now");
+        let mut out = String::from("\u{FEFF}name,chapter_now");
         for c in course::CHAPTERS {
             out.push_str(&format!(",chapter_{:02}_steps", c.n));
         }
-        out.push_str(",quiz_right,quiz_answered,harm\r\n");
+        out.push_str(",quiz_right,quiz_answered,harm_seen,harm_now");
+        for q in super::quiz::QUESTIONS {
+            out.push_str(&format!(",quiz_{}", q.id));
+        }
+        out.push_str("\r\n");
         for s in &self.students {
             out.push_str(&csv_field(&s.name));
             out.push(',');
@@ -385,7 +462,17 @@ impl ClassSummary {
                 None => out.push_str(",,"),
             }
             out.push(',');
+            out.push_str(s.harm_seen.id());
+            out.push(',');
             out.push_str(s.harm.id());
+            for i in 0..super::quiz::QUESTIONS.len() {
+                out.push(',');
+                match s.quiz_marks.get(i).copied().flatten() {
+                    Some(true) => out.push('1'),
+                    Some(false) => out.push('0'),
+                    None => {}
+                }
+            }
             out.push_str("\r\n");
         }
         out
@@ -528,14 +615,18 @@ mod tests {
                     chapter_now: Some(2),
                     reached: one,
                     quiz: Some((7, 9)),
-                    harm: Harm::Money,
+                    quiz_marks: vec![Some(true), Some(false), None],
+                    harm: Harm::None,
+                    harm_seen: Harm::Money,
                 },
                 SummaryRow {
                     name: "=Tithi, \"T\"".into(),
                     chapter_now: Some(1),
                     reached: two,
                     quiz: None,
+                    quiz_marks: Vec::new(),
                     harm: Harm::None,
+                    harm_seen: Harm::None,
                 },
             ],
         };
@@ -546,10 +637,60 @@ mod tests {
         assert_eq!(chapters[2].reached, 0);
         assert_eq!(summary.shared().collect::<Vec<_>>(), vec![("Shimul", 7, 9)]);
         let csv = summary.csv();
+        let csv = csv
+            .strip_prefix('\u{FEFF}')
+            .expect("a byte order mark, for spreadsheets");
         let lines: Vec<&str> = csv.split("\r\n").collect();
         assert!(lines[0].starts_with("name,chapter_now,chapter_01_steps,"));
-        assert_eq!(lines[1], "Shimul,2,2,0,,,,,,,,7,9,money");
-        assert_eq!(lines[2], "\"'=Tithi, \"\"T\"\"\",1,1,,,,,,,,,,,none");
+        assert!(lines[0].contains(",quiz_right,quiz_answered,harm_seen,harm_now,quiz_"));
+        let marks = ",".repeat(crate::domain::quiz::QUESTIONS.len() - 2);
+        assert_eq!(
+            lines[1],
+            format!("Shimul,2,2,0,,,,,,,,7,9,money,none,1,0{marks}")
+        );
+        let blank = ",".repeat(crate::domain::quiz::QUESTIONS.len());
+        assert_eq!(
+            lines[2],
+            format!("\"'=Tithi, \"\"T\"\"\",1,1,,,,,,,,,,,none,none{blank}")
+        );
+        assert_eq!(
+            lines[0].split(',').count(),
+            lines[1].split(',').count(),
+            "every row has every column"
+        );
+    }
+
+    #[test]
+    fn harm_seen_keeps_the_worst() {
+        assert_eq!(Harm::None.worst(Harm::Money), Harm::Money);
+        assert_eq!(Harm::Money.worst(Harm::None), Harm::Money);
+        assert_eq!(Harm::Effect.worst(Harm::Stuck), Harm::Stuck);
+        assert_eq!(Harm::Stuck.worst(Harm::Effect), Harm::Stuck);
+    }
+
+    #[test]
+    fn a_name_loses_what_nobody_sees_and_keeps_what_bangla_needs() {
+        assert_eq!(student_name("  রাফি   আহমেদ\u{200B} ").unwrap(), "রাফি আহমেদ");
+        assert_eq!(student_name("Nus\u{202E}rat").unwrap(), "Nusrat");
+        // র‍্য: the zero-width joiner is part of how Bangla writes it.
+        assert_eq!(student_name("র\u{200D}্যাব").unwrap(), "র\u{200D}্যাব");
+        assert_eq!(student_name("\u{200B}\u{FEFF}").unwrap_err().field, "name");
+    }
+
+    #[test]
+    fn a_report_keeps_only_the_looks_its_chapter_asks_for() {
+        let report = ChapterReport {
+            chapter: 1,
+            looked: vec!["damage-meter".into(), "reset".into()],
+        };
+        let (chapter, looked) = report.read().unwrap();
+        assert_eq!(chapter.n, 1);
+        assert_eq!(looked, vec!["damage-meter"]);
+        let bad = ChapterReport {
+            chapter: 10,
+            looked: vec![],
+        };
+        assert_eq!(bad.read().unwrap_err().field, "chapter");
     }
 
     #[test]

@@ -148,11 +148,14 @@ impl PhoneView {
 
 /// What the screens of one sandbox share beyond its stores, kept in the server's memory only:
 /// the phone as the app's browser last showed it, and whether the class's instructor has
-/// locked the student's controls for a demo.
+/// locked the student's controls for a demo or frozen the clock.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Presence {
     pub phone: Option<PhoneView>,
     pub locked: bool,
+    /// The class's instructor froze every clock: the student's own clock controls are refused.
+    #[serde(default)]
+    pub frozen: bool,
 }
 
 /// What the app does with a tap on Send.

@@ -11,7 +11,9 @@ pub enum ProblemKind {
     UnknownClass,
     NotYourClass,
     NameTaken,
+    NameLookAlike,
     LockedByClass,
+    FrozenByClass,
     UnknownScenario,
     ForeignOrigin,
     UnsupportedMediaType,
@@ -49,13 +51,15 @@ pub enum ProblemKind {
 }
 
 impl ProblemKind {
-    pub const ALL: [ProblemKind; 38] = [
+    pub const ALL: [ProblemKind; 40] = [
         ProblemKind::UnknownSandbox,
         ProblemKind::UnknownEvent,
         ProblemKind::UnknownClass,
         ProblemKind::NotYourClass,
         ProblemKind::NameTaken,
+        ProblemKind::NameLookAlike,
         ProblemKind::LockedByClass,
+        ProblemKind::FrozenByClass,
         ProblemKind::UnknownScenario,
         ProblemKind::ForeignOrigin,
         ProblemKind::UnsupportedMediaType,
@@ -97,7 +101,9 @@ impl ProblemKind {
             ProblemKind::UnknownClass => "unknown-class",
             ProblemKind::NotYourClass => "not-your-class",
             ProblemKind::NameTaken => "name-taken",
+            ProblemKind::NameLookAlike => "name-look-alike",
             ProblemKind::LockedByClass => "locked-by-class",
+            ProblemKind::FrozenByClass => "frozen-by-class",
             ProblemKind::UnknownScenario => "unknown-scenario",
             ProblemKind::ForeignOrigin => "foreign-origin",
             ProblemKind::UnsupportedMediaType => "unsupported-media-type",
@@ -131,6 +137,47 @@ impl ProblemKind {
             ProblemKind::UpstreamTimeout => "upstream-timeout",
             ProblemKind::NoResponse => "no-response",
         }
+    }
+
+    /// The HTTP status every answer of this kind carries, on the REST API and on the server
+    /// functions alike: one mapping, so a refusal is never a 5xx on one path and a 4xx on the
+    /// other. A 5xx is a failure of the server or of what stands behind it, never a refusal.
+    pub fn status(self) -> u16 {
+        use ProblemKind::*;
+        match self {
+            UnknownSandbox | UnknownEvent | UnknownClass | UnknownScenario | UnknownDay
+            | NoSuchRoute => 404,
+            NotYourClass | ForeignOrigin => 403,
+            NameTaken
+            | NameLookAlike
+            | SandboxExists
+            | IdempotencyKeyInProgress
+            | DuplicateTransfer => 409,
+            LockedByClass | FrozenByClass => 423,
+            UnsupportedMediaType => 415,
+            UnknownUser => 401,
+            TooManyRequests => 429,
+            RunDiverged | SelfTransfer | IdempotencyKeyReused | InsufficientFunds => 422,
+            InvalidIdempotencyKey
+            | InvalidField
+            | InvalidJson
+            | DuplicateField
+            | DuplicateHeader
+            | InvalidLastEventId
+            | BadRequest => 400,
+            BodyTooLarge => 413,
+            MethodNotAllowed => 405,
+            Refused => 400,
+            TooManySandboxes | TooManyStreams | SandboxUnavailable | DayBusy => 503,
+            BrokerRefused | Internal => 500,
+            UpstreamTimeout | NoResponse => 504,
+        }
+    }
+
+    /// The kind a `type` URI (or a bare id) names.
+    pub fn from_id(id: &str) -> Option<ProblemKind> {
+        let id = id.strip_prefix("urn:pocketpay-lab:problem:").unwrap_or(id);
+        ProblemKind::ALL.into_iter().find(|k| k.id() == id)
     }
 
     /// The problem's `type`.
@@ -180,5 +227,26 @@ mod tests {
             problem_body(404, ProblemKind::NoSuchRoute, "none")["type"],
             "urn:pocketpay-lab:problem:no-such-route"
         );
+        for k in ProblemKind::ALL {
+            assert_eq!(ProblemKind::from_id(&k.uri()), Some(k));
+            assert!((400..600).contains(&k.status()), "{k:?}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_is_a_4xx_and_only_a_failure_a_5xx() {
+        for k in [
+            ProblemKind::NotYourClass,
+            ProblemKind::LockedByClass,
+            ProblemKind::FrozenByClass,
+            ProblemKind::TooManyRequests,
+            ProblemKind::InvalidField,
+            ProblemKind::NameLookAlike,
+        ] {
+            assert!((400..500).contains(&k.status()), "{k:?}");
+        }
+        assert_eq!(ProblemKind::NotYourClass.status(), 403);
+        assert_eq!(ProblemKind::LockedByClass.status(), 423);
+        assert_eq!(ProblemKind::Internal.status(), 500);
     }
 }

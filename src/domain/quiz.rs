@@ -38,7 +38,9 @@ pub struct Question {
 }
 
 /// What a student answered: an option (from 1), an order of items (each from 1), or a number.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A class's server marks the answers a student shares (`mark`), never a total they send.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Answer {
     Option(u8),
     Order(Vec<u8>),
@@ -115,6 +117,26 @@ impl Question {
 /// The question that closes a chapter: the first one listed for it.
 pub fn for_chapter(chapter: u8) -> Option<&'static Question> {
     QUESTIONS.iter().find(|q| q.chapter == chapter)
+}
+
+/// Marks answers given by question id: per question of [`QUESTIONS`], in its order, right,
+/// wrong, or not answered. An id the quiz does not have is refused, naming it.
+pub fn mark(
+    answers: &std::collections::BTreeMap<String, Answer>,
+) -> Result<Vec<Option<bool>>, super::FieldError> {
+    if let Some(unknown) = answers
+        .keys()
+        .find(|id| !QUESTIONS.iter().any(|q| q.id == *id))
+    {
+        return Err(super::FieldError::new(
+            "answers",
+            format!("the quiz has no question {unknown:?}"),
+        ));
+    }
+    Ok(QUESTIONS
+        .iter()
+        .map(|q| answers.get(q.id).map(|a| q.is_right(a)))
+        .collect())
 }
 
 use Kind::*;
@@ -300,6 +322,28 @@ pub const QUESTIONS: &[Question] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_server_marks_each_answer_not_a_claimed_total() {
+        let first = &QUESTIONS[0];
+        let right = match first.kind {
+            Kind::Choice { right, .. } | Kind::Guard { right, .. } => Answer::Option(right),
+            Kind::Order { items, .. } => Answer::Order((1..=items).collect()),
+            Kind::Number { answer } => Answer::Number(answer),
+        };
+        let wrong = match first.kind {
+            Kind::Number { answer } => Answer::Number(answer + 1),
+            _ => Answer::Number(-1),
+        };
+        let mut answers = std::collections::BTreeMap::new();
+        answers.insert(first.id.to_owned(), right);
+        answers.insert(QUESTIONS[1].id.to_owned(), wrong);
+        let marks = mark(&answers).unwrap();
+        assert_eq!(marks.len(), QUESTIONS.len());
+        assert_eq!(&marks[..3], &[Some(true), Some(false), None]);
+        answers.insert("no-such-question".to_owned(), Answer::Option(1));
+        assert_eq!(mark(&answers).unwrap_err().field, "answers");
+    }
 
     #[test]
     fn every_chapter_has_a_question_and_every_remember_point_is_checked() {

@@ -99,6 +99,22 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
+/// A name as the class compares it: what a reader would take for the same name is the same
+/// key. Unicode NFC (one way of writing each letter), invisible characters out (the joiners
+/// too), runs of spaces folded, lower case. A display name ([`student_name`]) is kept as typed.
+pub fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let visible: String = name
+        .nfc()
+        .filter(|c| !crate::domain::class::invisible(*c) && !matches!(*c, '\u{200C}' | '\u{200D}'))
+        .collect();
+    visible
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
 fn digest(secret: &str) -> String {
     Sha256::digest(secret.as_bytes())
         .iter()
@@ -151,6 +167,18 @@ impl Classes {
             .run(&pool)
             .await
             .map_err(|e| LabError::Store(e.into()))?;
+        // Names joined before names were compared folded get their key (SQL cannot fold).
+        let unkeyed: Vec<(String, String)> =
+            sqlx::query_as("SELECT sandbox, name FROM students WHERE name_key IS NULL")
+                .fetch_all(&pool)
+                .await?;
+        for (sandbox, name) in unkeyed {
+            sqlx::query("UPDATE students SET name_key = ?2 WHERE sandbox = ?1")
+                .bind(sandbox)
+                .bind(name_key(&name))
+                .execute(&pool)
+                .await?;
+        }
         Ok(Classes(Arc::new(Inner {
             pool,
             ttl,
@@ -246,34 +274,46 @@ impl Classes {
         let code = ClassCode::parse(code)?;
         let name = student_name(name)?;
         let class_id = self.find(&code).await?;
-        let taken: Option<(i64,)> =
-            sqlx::query_as("SELECT 1 FROM students WHERE class_id = ?1 AND name = ?2")
-                .bind(&class_id)
-                .bind(&name)
-                .fetch_optional(&self.0.pool)
-                .await?;
-        if taken.is_some() {
-            return Err(LabError::NameTaken);
-        }
+        self.name_free(&class_id, &name).await?;
         Ok((class_id, name))
     }
 
+    /// Refuses a name a classmate has, or one a reader could not tell from theirs.
+    async fn name_free(&self, class_id: &str, name: &str) -> Result<(), LabError> {
+        let taken: Option<(String,)> =
+            sqlx::query_as("SELECT name FROM students WHERE class_id = ?1 AND name_key = ?2")
+                .bind(class_id)
+                .bind(name_key(name))
+                .fetch_optional(&self.0.pool)
+                .await?;
+        match taken {
+            None => Ok(()),
+            Some((theirs,)) if theirs == name => Err(LabError::NameTaken),
+            Some(_) => Err(LabError::NameLookAlike(name.to_owned())),
+        }
+    }
+
     /// The second half of a join: the student's new sandbox is tied to the class. Two joins
-    /// that raced for one name: the second is refused ([`LabError::NameTaken`]).
+    /// that raced for one name (or two look-alikes): the second is refused.
     pub async fn enrol(&self, class_id: &str, sandbox: &str, name: &str) -> Result<(), LabError> {
         let now = now_ms();
+        // One connection, so the look and the insert are one step: no join slips between.
         let inserted = sqlx::query(
-            "INSERT INTO students (sandbox, class_id, name, joined_ms, progress_ms)
-             VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT DO NOTHING",
+            "INSERT INTO students (sandbox, class_id, name, joined_ms, progress_ms, name_key)
+             SELECT ?1, ?2, ?3, ?4, ?4, ?5
+             WHERE NOT EXISTS (SELECT 1 FROM students WHERE class_id = ?2 AND name_key = ?5)
+             ON CONFLICT DO NOTHING",
         )
         .bind(sandbox)
         .bind(class_id)
         .bind(name)
         .bind(now)
+        .bind(name_key(name))
         .execute(&self.0.pool)
         .await?
         .rows_affected();
         if inserted == 0 {
+            self.name_free(class_id, name).await?;
             return Err(LabError::NameTaken);
         }
         self.used(class_id, now).await?;
@@ -298,9 +338,31 @@ impl Classes {
         Ok(())
     }
 
-    /// A student's lab reports where they are. Their row changes (and the class view hears of
-    /// it) only when the chapter or the steps did; `false` when the sandbox is in no class.
-    pub async fn report(&self, sandbox: &str, progress: Progress) -> Result<bool, LabError> {
+    /// Whether a sandbox is a student's of some class.
+    pub async fn is_student(&self, sandbox: &str) -> Result<bool, LabError> {
+        let row: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM students WHERE sandbox = ?1")
+            .bind(sandbox)
+            .fetch_optional(&self.0.pool)
+            .await?;
+        Ok(row.is_some())
+    }
+
+    /// The steps of a chapter the student ever had done, as bits (bit k: step k + 1).
+    pub async fn reached(&self, sandbox: &str, chapter: u8) -> Result<u16, LabError> {
+        let row: Option<(i64,)> =
+            sqlx::query_as("SELECT steps FROM reached WHERE sandbox = ?1 AND chapter = ?2")
+                .bind(sandbox)
+                .bind(i64::from(chapter))
+                .fetch_optional(&self.0.pool)
+                .await?;
+        Ok(row.map_or(0, |(bits,)| bits as u16))
+    }
+
+    /// Keeps where a student stands, as the server worked it out (`server::teach::report`).
+    /// Their row changes (and the class view hears of it) only when the chapter or the steps
+    /// did; the steps done join the chapter's history ("reached"), which a reset never
+    /// shrinks. `false` when the sandbox is in no class.
+    pub async fn record(&self, sandbox: &str, progress: Progress) -> Result<bool, LabError> {
         let progress = progress.check()?;
         let now = now_ms();
         let class: Option<(String,)> = sqlx::query_as(
@@ -331,23 +393,17 @@ impl Classes {
         Ok(true)
     }
 
-    /// A quiz score a student chose to share: `correct` right of `answered` given. `false`
-    /// when the sandbox is in no class.
+    /// A student shares their quiz answers (by question id); the server marks them and keeps
+    /// the answers, so each mark can be read again. Answers the marking (right, of those
+    /// given); `None` when the sandbox is in no class.
     pub async fn share_quiz(
         &self,
         sandbox: &str,
-        correct: u8,
-        answered: u8,
-    ) -> Result<bool, LabError> {
-        let questions = crate::domain::quiz::QUESTIONS.len();
-        if usize::from(answered) > questions {
-            return Err(
-                FieldError::new("answered", format!("the quiz has {questions} questions")).into(),
-            );
-        }
-        if correct > answered {
-            return Err(FieldError::new("correct", "at most the answers given").into());
-        }
+        answers: &std::collections::BTreeMap<String, crate::domain::quiz::Answer>,
+    ) -> Result<Option<(u8, u8)>, LabError> {
+        let marks = crate::domain::quiz::mark(answers)?;
+        let answered = marks.iter().flatten().count();
+        let correct = marks.iter().flatten().filter(|right| **right).count();
         let now = now_ms();
         let class: Option<(String,)> =
             sqlx::query_as("SELECT class_id FROM students WHERE sandbox = ?1")
@@ -355,22 +411,27 @@ impl Classes {
                 .fetch_optional(&self.0.pool)
                 .await?;
         let Some((class_id,)) = class else {
-            return Ok(false);
+            return Ok(None);
         };
+        let kept = serde_json::to_string(answers)
+            .map_err(|e| LabError::Invalid(FieldError::new("answers", format!("not kept: {e}"))))?;
         sqlx::query(
-            "INSERT INTO quiz_scores (sandbox, correct, answered, shared_ms) VALUES (?1, ?2, ?3, ?4)
+            "INSERT INTO quiz_scores (sandbox, correct, answered, shared_ms, answers)
+             VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (sandbox) DO UPDATE SET correct = excluded.correct,
-               answered = excluded.answered, shared_ms = excluded.shared_ms",
+               answered = excluded.answered, shared_ms = excluded.shared_ms,
+               answers = excluded.answers",
         )
         .bind(sandbox)
-        .bind(i64::from(correct))
-        .bind(i64::from(answered))
+        .bind(correct as i64)
+        .bind(answered as i64)
         .bind(now)
+        .bind(kept)
         .execute(&self.0.pool)
         .await?;
         self.used(&class_id, now).await?;
         self.bump(&class_id);
-        Ok(true)
+        Ok(Some((correct as u8, answered as u8)))
     }
 
     /// The end of the class: every student with what they reached and shared.
@@ -383,13 +444,18 @@ impl Classes {
         .bind(class_id)
         .fetch_all(&self.0.pool)
         .await?;
-        let scores: Vec<(String, i64, i64)> = sqlx::query_as(
-            "SELECT q.sandbox, q.correct, q.answered FROM quiz_scores q
+        let scores: Vec<(String, i64, i64, Option<String>)> = sqlx::query_as(
+            "SELECT q.sandbox, q.correct, q.answered, q.answers FROM quiz_scores q
              JOIN students s ON s.sandbox = q.sandbox WHERE s.class_id = ?1",
         )
         .bind(class_id)
         .fetch_all(&self.0.pool)
         .await?;
+        let seen: Vec<(String, String)> =
+            sqlx::query_as("SELECT sandbox, harm_seen FROM students WHERE class_id = ?1")
+                .bind(class_id)
+                .fetch_all(&self.0.pool)
+                .await?;
         let chapters = crate::domain::course::CHAPTERS.len();
         let rows = students
             .into_iter()
@@ -403,15 +469,23 @@ impl Classes {
                         *slot = Some(*steps as u16);
                     }
                 }
+                let score = scores.iter().find(|q| q.0 == s.sandbox);
+                let harm_seen = seen
+                    .iter()
+                    .find(|(sandbox, _)| *sandbox == s.sandbox)
+                    .map_or(Harm::None, |(_, h)| Harm::from_id(h));
                 SummaryRow {
-                    quiz: scores
-                        .iter()
-                        .find(|q| q.0 == s.sandbox)
-                        .map(|q| (q.1 as u8, q.2 as u8)),
+                    quiz: score.map(|q| (q.1 as u8, q.2 as u8)),
+                    quiz_marks: score
+                        .and_then(|q| q.3.as_deref())
+                        .and_then(|text| serde_json::from_str(text).ok())
+                        .and_then(|answers| crate::domain::quiz::mark(&answers).ok())
+                        .unwrap_or_default(),
                     name: s.name,
                     chapter_now: s.progress.map(|p| p.chapter),
                     reached: marks,
                     harm: s.harm,
+                    harm_seen: harm_seen.worst(s.harm),
                 }
             })
             .collect();
@@ -429,25 +503,38 @@ impl Classes {
         Ok(())
     }
 
-    /// Whether a sandbox's class has locked its student's controls (false outside a class).
-    pub async fn locked_for(&self, sandbox: &str) -> Result<bool, LabError> {
-        let row: Option<(bool,)> = sqlx::query_as(
-            "SELECT c.locked FROM students s JOIN classes c ON c.id = s.class_id
+    /// Freezes (or thaws) every clock of the class; the caller tells their running sandboxes
+    /// (`server::teach::push`).
+    pub async fn set_frozen(&self, class_id: &str, frozen: bool) -> Result<(), LabError> {
+        sqlx::query("UPDATE classes SET frozen = ?2 WHERE id = ?1")
+            .bind(class_id)
+            .bind(frozen)
+            .execute(&self.0.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Whether a sandbox's class has locked its student's controls, and frozen its clock
+    /// (both false outside a class).
+    pub async fn holds_for(&self, sandbox: &str) -> Result<(bool, bool), LabError> {
+        let row: Option<(bool, bool)> = sqlx::query_as(
+            "SELECT c.locked, c.frozen FROM students s JOIN classes c ON c.id = s.class_id
              WHERE s.sandbox = ?1",
         )
         .bind(sandbox)
         .fetch_optional(&self.0.pool)
         .await?;
-        Ok(row.is_some_and(|(l,)| l))
+        Ok(row.unwrap_or_default())
     }
 
-    /// The class's lock, as its instructor last set it.
-    pub async fn locked(&self, class_id: &str) -> Result<bool, LabError> {
-        let row: Option<(bool,)> = sqlx::query_as("SELECT locked FROM classes WHERE id = ?1")
-            .bind(class_id)
-            .fetch_optional(&self.0.pool)
-            .await?;
-        Ok(row.is_some_and(|(l,)| l))
+    /// The class's lock and freeze, as its instructor last set them.
+    pub async fn holds(&self, class_id: &str) -> Result<(bool, bool), LabError> {
+        let row: Option<(bool, bool)> =
+            sqlx::query_as("SELECT locked, frozen FROM classes WHERE id = ?1")
+                .bind(class_id)
+                .fetch_optional(&self.0.pool)
+                .await?;
+        Ok(row.unwrap_or_default())
     }
 
     /// The read-only mirror token of a sandbox, made on first asking.
@@ -537,13 +624,24 @@ impl Classes {
             Some(e) => (e.id, serde_json::to_string(e).ok()),
             None => (0, None),
         };
+        // "Harm seen" keeps the worst verdict ever read, so a reset does not wipe it.
+        let seen: Option<(String,)> =
+            sqlx::query_as("SELECT harm_seen FROM students WHERE sandbox = ?1")
+                .bind(&s.sandbox)
+                .fetch_optional(&self.0.pool)
+                .await?;
+        let seen = seen
+            .map_or(Harm::None, |(h,)| Harm::from_id(&h))
+            .worst(s.harm);
         sqlx::query(
-            "UPDATE students SET harm = ?2, last_event = ?3, last_event_id = ?4 WHERE sandbox = ?1",
+            "UPDATE students SET harm = ?2, last_event = ?3, last_event_id = ?4, harm_seen = ?5
+             WHERE sandbox = ?1",
         )
         .bind(&s.sandbox)
         .bind(s.harm.id())
         .bind(text)
         .bind(id)
+        .bind(seen.id())
         .execute(&self.0.pool)
         .await?;
         Ok(())

@@ -16,7 +16,7 @@ pub enum LabError {
         "a page of another site may not change a sandbox: the Origin {0:?} is not this server's"
     )]
     ForeignOrigin(String),
-    #[error("the request body must be application/json, not {0:?}")]
+    #[error("the request body must be application/json (the /lang form: application/x-www-form-urlencoded), not {0:?}")]
     UnsupportedMediaType(String),
     #[error("{0}")]
     Invalid(#[from] FieldError),
@@ -56,8 +56,15 @@ pub enum LabError {
     NotYourClass,
     #[error("name: a student of this class has this name already; choose another")]
     NameTaken,
+    /// The name differs from a classmate's only in what a reader cannot see: case, spacing,
+    /// invisible characters or another way of writing the same letters.
+    #[error("name: {0:?} looks the same as a classmate's name; choose one that can be told apart")]
+    NameLookAlike(String),
     #[error("the class's instructor has locked this lab's controls for a demo; they unlock it when it ends")]
     Locked,
+    /// The class's instructor froze every clock; only their thaw moves it again.
+    #[error("the class's instructor has frozen the clock; it runs again when they thaw it")]
+    Frozen,
     #[error("the run could not be replayed: {0}")]
     RunDiverged(String),
     #[error("a store failed")]
@@ -80,39 +87,12 @@ impl From<crate::server::world::StepError> for LabError {
 }
 
 impl LabError {
-    /// The HTTP status this error answers with.
+    /// The HTTP status this error answers with: its kind's (`ProblemKind::status`), the same
+    /// on the REST API and on the server functions.
     pub fn status(&self) -> u16 {
-        match self {
-            LabError::NotFound
-            | LabError::UnknownDay(_)
-            | LabError::UnknownEvent(_)
-            | LabError::UnknownScenario(_)
-            | LabError::UnknownVariant(..)
-            | LabError::UnknownClass => 404,
-            LabError::NotYourClass => 403,
-            LabError::NameTaken => 409,
-            LabError::Locked => 423,
-            LabError::ForeignOrigin(_) => 403,
-            LabError::SandboxExists(_) => 409,
-            LabError::UnsupportedMediaType(_) => 415,
-            LabError::Unauthorized => 401,
-            LabError::TooManyRequests(_) => 429,
-            LabError::RunDiverged(_) | LabError::SelfTransfer => 422,
-            LabError::Invalid(_)
-            | LabError::BadJson(_)
-            | LabError::DuplicateField(_)
-            | LabError::DuplicateHeader(_)
-            | LabError::BadLastEventId => 400,
-            LabError::BodyTooLarge(_) => 413,
-            LabError::TooManySandboxes(_)
-            | LabError::TooManyStreams(_)
-            | LabError::Unavailable
-            | LabError::DayBusy { .. } => 503,
-            LabError::Store(_) | LabError::Broker(_) | LabError::Io(_) => 500,
-        }
+        self.kind().status()
     }
 
-    /// The kind of problem this error answers as.
     pub fn kind(&self) -> ProblemKind {
         match self {
             LabError::NotFound => ProblemKind::UnknownSandbox,
@@ -121,6 +101,8 @@ impl LabError {
             LabError::NotYourClass => ProblemKind::NotYourClass,
             LabError::NameTaken => ProblemKind::NameTaken,
             LabError::Locked => ProblemKind::LockedByClass,
+            LabError::Frozen => ProblemKind::FrozenByClass,
+            LabError::NameLookAlike(_) => ProblemKind::NameLookAlike,
             LabError::UnknownScenario(_) | LabError::UnknownVariant(..) => {
                 ProblemKind::UnknownScenario
             }

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::classes::now_ms;
 use super::error::LabError;
 use super::sandboxes::Sandboxes;
-use crate::domain::class::{ClassCode, ClassView, Push, PushReport};
+use crate::domain::class::{ChapterReport, ClassCode, ClassView, Progress, Push, PushReport};
 use crate::domain::{ClockCommand, ClockMode, SafeguardValue, SafeguardsPatch};
 
 /// A student joins a class under a name: a new sandbox of their own (with the id the balancer
@@ -24,12 +24,54 @@ pub async fn join(
     // Its id starts with the class's prefix, so a balancer keeps it beside the class.
     let id = crate::domain::class::student_sandbox_id(id.unwrap_or_else(Uuid::new_v4));
     let handle = sandboxes.create(Some(id), None, ClockMode::Live).await?;
-    handle.set_locked(classes.locked(&class_id).await?);
+    let (locked, frozen) = classes.holds(&class_id).await?;
+    handle.set_locked(locked);
+    handle.set_frozen(frozen);
     let sandbox = handle.id.to_string();
     // If a join for the same name won the race in between, this sandbox stays untouched, and
     // the disk cap reclaims such sandboxes first.
     classes.enrol(&class_id, &sandbox, &name).await?;
     Ok(sandbox)
+}
+
+/// The newest events since a reset a chapter's steps are checked against: more than any
+/// chapter makes, few enough that a report stays a short read.
+const CHAPTER_EVENTS: i64 = 10_000;
+
+/// A student's lab says which chapter is open (and what the student looked at, which only it
+/// knows); the server works out which steps are done from the sandbox's own events and state,
+/// with the checks the lab itself runs (`domain::course`), ticked in order on top of what the
+/// student had already done in that chapter. A step the sandbox does not show is not ticked,
+/// whatever the browser claims. `false` when the sandbox is in no class.
+pub async fn report(
+    sandboxes: &Sandboxes,
+    sandbox: &str,
+    report: &ChapterReport,
+) -> Result<bool, LabError> {
+    let classes = sandboxes.classes();
+    let (chapter, looked) = report.read()?;
+    if !classes.is_student(sandbox).await? {
+        return Ok(false);
+    }
+    sandboxes.admit(sandbox)?;
+    let handle = sandboxes.get(sandbox).await?;
+    let events = handle.events_since_reset(CHAPTER_EVENTS).await?;
+    let state = handle.state_rows(crate::domain::state::SCREEN_ROWS).await?;
+    let holds = chapter.progress(&events, &state, &looked);
+    let before = classes.reached(sandbox, chapter.n).await?;
+    let mut done: Vec<bool> = (0..holds.len()).map(|k| before >> k & 1 == 1).collect();
+    crate::domain::course::advance(&mut done, &holds);
+    let ticked = done
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| **d)
+        .fold(0u16, |bits, (k, _)| bits | 1 << k);
+    let progress = Progress {
+        chapter: chapter.n,
+        steps_done: ticked.count_ones() as u8,
+        ticked,
+    };
+    classes.record(sandbox, progress).await
 }
 
 /// The class as its instructor sees it. Each running sandbox whose log grew since the last look
@@ -60,12 +102,14 @@ pub async fn view(
         }
         students.push(student);
     }
+    let (locked, frozen) = classes.holds(class_id).await?;
     Ok(ClassView {
         id: class_id.to_owned(),
         code,
         now_ms: now_ms(),
         students,
-        locked: classes.locked(class_id).await?,
+        locked,
+        frozen,
     })
 }
 
@@ -85,9 +129,12 @@ pub async fn push(
         _ => None,
     };
     let classes = sandboxes.classes();
-    if let Push::Lock { locked } = push {
-        // Kept with the class, so a sandbox loaded later (or after a restart) is locked too.
-        classes.set_locked(class_id, locked).await?;
+    // The lock and the freeze are kept with the class, so a sandbox loaded later (or after a
+    // restart) is held too.
+    match push {
+        Push::Lock { locked } => classes.set_locked(class_id, locked).await?,
+        Push::Freeze { frozen } => classes.set_frozen(class_id, frozen).await?,
+        _ => {}
     }
     let students = classes.students(class_id).await?;
     let of = students.len();
@@ -101,14 +148,18 @@ pub async fn push(
                     .set_safeguards(SafeguardsPatch::one(safeguard, SafeguardValue::On(on))?)
                     .await
                     .map(drop)?,
-                Push::Freeze { frozen } => handle
-                    .clock(vec![if frozen {
-                        ClockCommand::Pause
-                    } else {
-                        ClockCommand::Resume
-                    }])
-                    .await
-                    .map(drop)?,
+                Push::Freeze { frozen } => {
+                    // Held first, so no student's own command slips in after the pause.
+                    handle.set_frozen(frozen);
+                    handle
+                        .clock(vec![if frozen {
+                            ClockCommand::Pause
+                        } else {
+                            ClockCommand::Resume
+                        }])
+                        .await
+                        .map(drop)?
+                }
                 Push::Reset => handle.reset().await?,
                 Push::Lock { locked } => handle.set_locked(locked),
             }

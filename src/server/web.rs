@@ -72,10 +72,13 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .with_state(state)
         .merge(super::api::router(&sandboxes).with_state(sandboxes.clone()))
+        .layer(axum::middleware::from_fn(super::api::edge::fn_answers))
         .layer(axum::middleware::from_fn_with_state(
             sandboxes.clone(),
             class_page_status,
         ))
+        // One gate for every state-changing request, whatever its route (`api::edge`).
+        .layer(axum::middleware::from_fn(super::api::edge::gate))
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn(caching))
         // Pages and JSON compressed for a browser that accepts it; the files under /pkg are
@@ -209,7 +212,7 @@ async fn class_events(
         code: crate::domain::class::ClassCode,
         changed: tokio::sync::watch::Receiver<u64>,
         shutdown: tokio::sync::watch::Receiver<bool>,
-        last: Option<(Vec<crate::domain::class::StudentRow>, bool)>,
+        last: Option<(Vec<crate::domain::class::StudentRow>, bool, bool)>,
         _permit: super::sandboxes::StreamPermit,
     }
     let feed = Feed {
@@ -241,7 +244,7 @@ async fn class_events(
                         return None;
                     }
                 };
-            let shown = (view.students.clone(), view.locked);
+            let shown = (view.students.clone(), view.locked, view.frozen);
             if feed.last.as_ref() == Some(&shown) {
                 continue;
             }
@@ -323,6 +326,23 @@ async fn summary_csv(
 /// living class, `/teach/{id}` 404 for no such class and 403 for a browser without its key,
 /// `/watch/{token}` 404 for a token that names no mirror. The page says why in words; a streamed page has sent its status before it knows, so it is set
 /// here, from the same checks the page's server functions make.
+/// A page that loads its own address again, now as a navigation of this site's.
+fn come_in_again() -> Response {
+    let mut response = axum::response::Html(
+        "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0\">\
+         <title>PocketPay Idempotency Lab</title><a href=\"\">Open the class</a>",
+    )
+    .into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Marks a request whose class code the door already looked up (and counted).
+#[derive(Clone, Copy, Debug)]
+pub struct CodeLookedUp;
+
 async fn class_page_status(
     State(sandboxes): State<Sandboxes>,
     request: axum::extract::Request,
@@ -332,11 +352,17 @@ async fn class_page_status(
     use crate::domain::class::ClassCode;
     let path = request.uri().path().to_owned();
     let classes = sandboxes.classes();
+    let mut request = request;
     let refused = if let Some(code) = path.strip_prefix("/join/") {
+        // The page's look-up is the door's: counted once, here, with every other look-up of a
+        // code (`Classes::find`), so a guesser meets 429 at every door alike; the page's own
+        // `find_class` then only reads.
+        request.extensions_mut().insert(CodeLookedUp);
         match ClassCode::parse(code) {
             Err(_) => Some(axum::http::StatusCode::NOT_FOUND),
-            Ok(code) => match classes.exists(&code).await {
-                Ok(false) => Some(axum::http::StatusCode::NOT_FOUND),
+            Ok(code) => match classes.find(&code).await {
+                Err(e @ LabError::TooManyRequests(_)) => return e.into_response(),
+                Err(LabError::UnknownClass) => Some(axum::http::StatusCode::NOT_FOUND),
                 _ => None,
             },
         }
@@ -347,6 +373,15 @@ async fn class_page_status(
         }
     } else if let Some(id) = path.strip_prefix("/teach/").filter(|id| !id.contains('/')) {
         let secret = cookie(request.headers(), &secret_cookie(id));
+        let cross_site = request
+            .headers()
+            .get("sec-fetch-site")
+            .is_some_and(|v| v.as_bytes() == b"cross-site");
+        if secret.is_none() && cross_site {
+            // The class's key is `SameSite=Strict`, so a link from another site (an email, a
+            // calendar) arrives without it: come in again from this site, which carries it.
+            return come_in_again();
+        }
         match classes.authorize(id, secret.as_deref()).await {
             Err(e @ (LabError::UnknownClass | LabError::NotYourClass)) => {
                 axum::http::StatusCode::from_u16(e.status()).ok()

@@ -10,7 +10,7 @@ use leptos::server_fn;
 use serde::{Deserialize, Serialize};
 
 use crate::app::error::FnError;
-use crate::domain::class::{ClassSummary, ClassView, Progress, Push, PushReport};
+use crate::domain::class::{ChapterReport, ClassSummary, ClassView, Push, PushReport};
 
 /// Where a student's lab remembers that its sandbox belongs to a class, so it reports each step
 /// (`pocketpay-lab:class:{sandbox}`; a sandbox in no class sends nothing).
@@ -50,14 +50,16 @@ fn set_cookie(value: String) {
     }
 }
 
-/// Makes a class and gives this browser its key (an HttpOnly cookie); returns the class's id.
+/// Makes a class and gives this browser its key (an HttpOnly cookie, `SameSite=Strict`: no
+/// request another site starts carries it; a link to the class page from another site comes
+/// in again from this one, `server::web`'s `class_page_status`); returns the class's id.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn create_class() -> Result<String, FnError> {
     use crate::server::classes::secret_cookie;
     let new = classes().create().await?;
     let max_age = crate::app::lab::sandboxes().config().sandbox_ttl.as_secs();
     set_cookie(format!(
-        "{}={}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax",
+        "{}={}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict",
         secret_cookie(&new.id),
         new.secret
     ));
@@ -99,12 +101,27 @@ pub async fn class_push(class: String, push: Push) -> Result<PushReport, FnError
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn find_class(code: String) -> Result<String, FnError> {
     let code = crate::domain::class::ClassCode::parse(&code)?;
-    classes().find(&code).await?;
+    let parts = expect_context::<axum::http::request::Parts>();
+    if parts
+        .extensions
+        .get::<crate::server::web::CodeLookedUp>()
+        .is_some()
+    {
+        // The join page drawn on the server: its door counted this look-up already.
+        if !classes().exists(&code).await? {
+            return Err(FnError::UnknownClass);
+        }
+    } else {
+        classes().find(&code).await?;
+    }
     Ok(code.spaced())
 }
 
 /// A student joins the class under a name: a sandbox of their own, which also becomes this
-/// browser's (the `/lab` cookie). Returns its id.
+/// browser's (the `/lab` cookie). Returns its id. The cookie stays `SameSite=Lax`: a student
+/// who follows a link to `/lab` from another site (a course page, a chat) must come back to
+/// their own sandbox, not be handed a new one; what it authorizes changes state only through
+/// the origin gate (`server::api::edge`).
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn join_class(code: String, name: String) -> Result<String, FnError> {
     use crate::server::web::SANDBOX_COOKIE;
@@ -118,11 +135,12 @@ pub async fn join_class(code: String, name: String) -> Result<String, FnError> {
     Ok(sandbox)
 }
 
-/// A student's lab reports the chapter open and its steps ticked; `false` when the sandbox is
-/// in no class (the lab then stops reporting).
+/// A student's lab says which chapter is open and what the student looked at; the server
+/// works out the steps done from the sandbox itself (`server::teach::report`). `false` when
+/// the sandbox is in no class (the lab then stops reporting).
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn report_progress(sandbox: String, progress: Progress) -> Result<bool, FnError> {
-    Ok(classes().report(&sandbox, progress).await?)
+pub async fn report_progress(sandbox: String, report: ChapterReport) -> Result<bool, FnError> {
+    Ok(crate::server::teach::report(&crate::app::lab::sandboxes(), &sandbox, &report).await?)
 }
 
 /// The end of the class: what each student reached and shared; only the class's instructor.
@@ -138,13 +156,16 @@ pub async fn read_class_summary(class: String) -> Result<ClassSummary, FnError> 
     Ok(classes.summary(&class).await?)
 }
 
-/// A student shares their quiz score with their class: this browser's sandbox (the `/lab`
-/// cookie the join set) names the class. `false` when it is in no class.
+/// A student shares their quiz answers with their class: this browser's sandbox (the `/lab`
+/// cookie the join set) names the class, and the server marks the answers. Answers the
+/// marking (right, of those given), or `None` when it is in no class.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn share_quiz(correct: u8, answered: u8) -> Result<bool, FnError> {
+pub async fn share_quiz(
+    answers: std::collections::BTreeMap<String, crate::domain::quiz::Answer>,
+) -> Result<Option<(u8, u8)>, FnError> {
     use crate::server::web::{cookie, SANDBOX_COOKIE};
     let Some(sandbox) = cookie(&request_headers(), SANDBOX_COOKIE) else {
-        return Ok(false);
+        return Ok(None);
     };
-    Ok(classes().share_quiz(&sandbox, correct, answered).await?)
+    Ok(classes().share_quiz(&sandbox, &answers).await?)
 }

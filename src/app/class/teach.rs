@@ -203,7 +203,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
             <PushPanel
                 class=class_id_view.clone()
                 count=Signal::derive(move || view.with(|v| v.students.len()))
-                locked_at_open=view.with_untracked(|v| v.locked)
+                view=view
             />
 
             </div>
@@ -389,7 +389,7 @@ fn SummaryTables(s: ClassSummary) -> impl IntoView {
 /// clocks frozen or running, a reset (asked twice). Each is one request; the line under the
 /// buttons says how many labs took it.
 #[component]
-fn PushPanel(class: String, count: Signal<usize>, locked_at_open: bool) -> impl IntoView {
+fn PushPanel(class: String, count: Signal<usize>, view: RwSignal<ClassView>) -> impl IntoView {
     // Each push answers with what was pushed, so the freeze button can follow what took.
     let push = Action::new(move |p: &Push| {
         let (class, p) = (class.clone(), *p);
@@ -397,16 +397,18 @@ fn PushPanel(class: String, count: Signal<usize>, locked_at_open: bool) -> impl 
     });
     let preset = RwSignal::new((1u8, Variant::Unguarded));
     let safeguard = RwSignal::new(Safeguard::ALL[0]);
-    let frozen = RwSignal::new(false);
-    let locked = RwSignal::new(locked_at_open);
+    // The lock and the freeze are the class's, as the server keeps them: they come with the
+    // view on the class stream, so every window of the instructor's shows the same.
+    let frozen = Signal::derive(move || view.with(|v| v.frozen));
+    let locked = Signal::derive(move || view.with(|v| v.locked));
     let confirming = RwSignal::new(false);
     let send = move |p: Push| {
         confirming.set(false);
         push.dispatch(p);
     };
     Effect::new(move |_| match push.value().get() {
-        Some(Ok((Push::Freeze { frozen: f }, _))) => frozen.set(f),
-        Some(Ok((Push::Lock { locked: l }, _))) => locked.set(l),
+        Some(Ok((Push::Freeze { frozen: f }, _))) => view.update(|v| v.frozen = f),
+        Some(Ok((Push::Lock { locked: l }, _))) => view.update(|v| v.locked = l),
         _ => {}
     });
     let report = move || push.value().get().and_then(Result::ok).map(|(_, r)| r);

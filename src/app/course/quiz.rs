@@ -345,26 +345,27 @@ pub fn QuizPage() -> impl IntoView {
                         {move || tr_args("quiz-retry-wrong", &[("n", num(wrong()))])}
                     </button>
                 </Show>
-                <ShareScore right=Signal::derive(right) answered=Signal::derive(answered) />
+                <ShareScore progress=progress />
             </section>
             {chapters}
         </div>
     }
 }
 
-/// In a class, the student may send their score to the instructor's summary; nothing is sent
-/// unless they press the button, and again only when they press it again.
+/// In a class, the student may send their answers to the instructor's summary, where the
+/// server marks them; nothing is sent unless they press the button, and again only when they
+/// press it again. The line after shows the server's marking, not this page's count.
 #[component]
-fn ShareScore(right: Signal<i64>, answered: Signal<i64>) -> impl IntoView {
+fn ShareScore(progress: Progress) -> impl IntoView {
     let in_class = RwSignal::new(false);
     Effect::new(move |_| in_class.set(storage::get(crate::app::class::JOINED_KEY).is_some()));
     let share = Action::new(move |_: &()| {
-        let (r, a) = (right.get_untracked(), answered.get_untracked());
-        async move {
-            crate::app::class::share_quiz(r as u8, a as u8)
-                .await
-                .map(|ok| (ok, r, a))
-        }
+        let answers: std::collections::BTreeMap<String, Answer> = progress.0.with_untracked(|m| {
+            m.iter()
+                .filter_map(|(id, saved)| Some((id.clone(), decode(&saved.answer)?)))
+                .collect()
+        });
+        async move { crate::app::class::share_quiz(answers).await }
     });
     view! {
         <Show when=move || in_class.get()>
@@ -378,8 +379,8 @@ fn ShareScore(right: Signal<i64>, answered: Signal<i64>) -> impl IntoView {
                 " "
                 <span class="hint" role="status" data-testid="quiz-shared">
                     {move || match share.value().get() {
-                        Some(Ok((true, r, a))) => tr_args("quiz-shared", &[("right", num(r)), ("answered", num(a))]),
-                        Some(Ok((false, ..))) => tr!("quiz-share-no-class"),
+                        Some(Ok(Some((r, a)))) => tr_args("quiz-shared", &[("right", num(i64::from(r))), ("answered", num(i64::from(a)))]),
+                        Some(Ok(None)) => tr!("quiz-share-no-class"),
                         Some(Err(e)) => e.text(),
                         None => tr!("quiz-share-hint"),
                     }}

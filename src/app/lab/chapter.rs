@@ -138,7 +138,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             }
             now
         });
-        report_to_class(&live, &latch_key, chapter, progress);
+        report_to_class(&live, chapter, progress, looked);
         // The current step's control wears a ring; a folded section holding it opens.
         Effect::new(move |before: Option<Option<&'static str>>| {
             let target = current
@@ -338,46 +338,33 @@ fn tick_steps(
     });
 }
 
-/// In a class (docs/reference.md §10), the chapter opened and each step ticked go to the
-/// instructor's view. The first report counts what this browser saved, since the ticks are
-/// taken in only after hydration.
+/// In a class (docs/reference.md §10), the lab tells the server which chapter is open and
+/// what the student looked at, when the chapter opens and whenever a step ticks here; the
+/// server works out the steps done from the sandbox itself, so the instructor's view shows
+/// what the server saw, not what this browser says.
 #[cfg(feature = "hydrate")]
 fn report_to_class(
     live: &LabStream,
-    latch_key: &str,
     chapter: &'static Chapter,
     progress: RwSignal<Vec<bool>>,
+    looked: StoredValue<Vec<&'static str>>,
 ) {
     let member_key = crate::app::class::member_key(&live.sandbox());
     if storage::get(&member_key).is_none() {
         return;
     }
     let sandbox = live.sandbox();
-    let saved = load_latch(latch_key, chapter.steps.len());
     let n = chapter.n;
-    Effect::new(move |first: Option<()>| {
-        let bits = |d: &[bool]| {
-            d.iter()
-                .enumerate()
-                .filter(|(_, d)| **d)
-                .fold(0u16, |m, (k, _)| m | 1 << k)
-        };
-        let mut ticked = progress.with(|p| bits(p));
-        let mut done = ticked.count_ones();
-        if first.is_none() {
-            let before = bits(&saved);
-            done = done.max(before.count_ones());
-            ticked |= before;
-        }
-        let progress = crate::domain::class::Progress {
+    Effect::new(move |_| {
+        progress.track();
+        let report = crate::domain::class::ChapterReport {
             chapter: n,
-            steps_done: done as u8,
-            ticked,
+            looked: looked.with_value(|l| l.iter().map(|id| (*id).to_owned()).collect()),
         };
         let (sandbox, member_key) = (sandbox.clone(), member_key.clone());
         leptos::task::spawn_local(async move {
             // A sandbox the server knows in no class (its class ended): stop asking.
-            if let Ok(false) = crate::app::class::report_progress(sandbox, progress).await {
+            if let Ok(false) = crate::app::class::report_progress(sandbox, report).await {
                 storage::remove(&member_key);
             }
         });

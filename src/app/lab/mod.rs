@@ -77,7 +77,11 @@ pub async fn get_state(sandbox: String) -> Result<Option<SandboxState>, FnError>
 /// Applies one clock control to a sandbox and returns the clock after it.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn clock_control(sandbox: String, command: ClockCommand) -> Result<ClockState, FnError> {
-    Ok(sandbox_of(&sandbox).await?.clock(vec![command]).await?)
+    Ok(sandbox_of(&sandbox)
+        .await?
+        .unfrozen()?
+        .clock(vec![command])
+        .await?)
 }
 
 /// Switches safeguards (as `PUT …/safeguards` does) and returns them all.

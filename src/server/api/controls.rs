@@ -80,6 +80,7 @@ pub(super) async fn faults(
         (status = 404, response = shapes::NotFound),
         (status = 413, response = shapes::TooLarge),
         (status = 415, response = shapes::NotJson),
+        (status = 423, response = shapes::Held),
         (status = 429, response = shapes::TooFast),
         (status = 503, response = shapes::Unavailable),
     ))]
@@ -90,7 +91,7 @@ pub(super) async fn clock(
 ) -> Result<impl IntoResponse, LabError> {
     let sandbox = sandboxes.by_id(id).await?;
     let commands = ClockCommand::parse_body(&json_body(body, false)?)?;
-    Ok(Json(sandbox.clock(commands).await?))
+    Ok(Json(sandbox.unfrozen()?.clock(commands).await?))
 }
 
 /// Back to the lesson's start: Shimul ৳2,000, Tithi ৳0, empty tables, default settings.

@@ -112,6 +112,7 @@ problem_responses! {
     Unavailable => "The sandbox was stopped or reset while this request was in flight (`sandbox-unavailable`); retry after Retry-After seconds", retry_after: true;
     Full => "The server holds its limit of sandboxes (`too-many-sandboxes`); retry after Retry-After seconds", retry_after: true;
     DayBusy => "Another scale's day is running; one runs at a time (`day-busy`); retry after Retry-After seconds", retry_after: true;
+    Held => "The sandbox's class holds it: its instructor locked the student's controls (`locked-by-class`) or froze the clock (`frozen-by-class`); nothing changed", retry_after: false;
 }
 
 fn problem_response(description: &str, retry_after: bool) -> Response {

@@ -185,6 +185,24 @@ impl SandboxHandle {
         row.map(EventRow::into_event).transpose()
     }
 
+    /// The events since the sandbox's last reset (the reset's own included), oldest first, at
+    /// most the newest `limit` of them: what a chapter's steps are checked against, as the lab
+    /// page's stream keeps them (`app/lab/stream.rs`). Reads the log directly.
+    pub async fn events_since_reset(&self, limit: i64) -> Result<Vec<TimelineEvent>, LabError> {
+        let rows: Vec<EventRow> = sqlx::query_as(
+            "SELECT * FROM (
+               SELECT id, at_ms, layer, kind, correlation, outcome, details FROM events
+               WHERE id >= COALESCE((SELECT id FROM events WHERE kind = 'sandbox_reset'
+                                     ORDER BY id DESC LIMIT 1), 0)
+               ORDER BY id DESC LIMIT ?1
+             ) ORDER BY id",
+        )
+        .bind(limit)
+        .fetch_all(&mut *self.log.conn(StoreName::Lab).await?)
+        .await?;
+        rows.into_iter().map(EventRow::into_event).collect()
+    }
+
     /// Checks the sandbox's invariants between two steps (see `server::invariants`).
     pub async fn check(&self) -> Result<invariants::Report, LabError> {
         self.ask(Command::Check).await
@@ -264,7 +282,26 @@ impl SandboxHandle {
         }
     }
 
-    /// Watches what the sandbox's screens share (the phone, the lock).
+    /// Freezes (or thaws) the student's own clock while the class's instructor holds every
+    /// clock still; the instructor's thaw is a push, which does not ask.
+    pub fn set_frozen(&self, frozen: bool) {
+        self.presence.send_if_modified(|p| {
+            let news = p.frozen != frozen;
+            p.frozen = frozen;
+            news
+        });
+    }
+
+    /// Refuses a clock change the student asked for while the class's clocks are frozen.
+    pub fn unfrozen(&self) -> Result<&Self, LabError> {
+        if self.presence.borrow().frozen {
+            Err(LabError::Frozen)
+        } else {
+            Ok(self)
+        }
+    }
+
+    /// Watches what the sandbox's screens share (the phone, the lock, the freeze).
     pub fn watch_presence(&self) -> watch::Receiver<Presence> {
         self.presence.subscribe()
     }

@@ -182,10 +182,11 @@ impl Sandboxes {
         }
         self.make_room_in_memory(&mut loaded).await?;
         let handle = sandbox::open(&dir).await?;
-        // A class's student: their instructor's lock outlives the sandbox's time in memory.
-        if id.as_bytes()[..4] == crate::domain::class::SANDBOX_PREFIX {
-            handle.set_locked(self.classes().locked_for(&id.to_string()).await?);
-        }
+        // A class's student: their instructor's lock and freeze outlive the sandbox's time in
+        // memory.
+        let (locked, frozen) = self.classes().holds_for(&id.to_string()).await?;
+        handle.set_locked(locked);
+        handle.set_frozen(frozen);
         touch(&dir).await;
         if tokio::fs::try_exists(dir.join(UNTOUCHED_FILE))
             .await
