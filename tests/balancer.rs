@@ -560,3 +560,122 @@ async fn a_class_and_its_students_live_on_one_server_behind_the_committed_nginx_
         assert_eq!(upstream, addr(holder(labs, &id)), "the mirror of {id}");
     }
 }
+
+/// Many classes behind the balancer: each made through it lands on the server its route
+/// hashes to, with its pages, its join link, its students' sandboxes, their reports and their
+/// quiz on that same server; and the classes spread over both servers. Sixteen classes, so
+/// that all landing on one server (each goes either way) happens once in some 30,000 runs.
+#[tokio::test]
+async fn many_classes_spread_over_the_servers_each_with_its_students_on_one() {
+    use pocketpay_lab::app::class::{
+        ClassPage, CreateClass, FindClass, JoinClass, ReportProgress, ShareQuiz,
+    };
+    let env = [("LAB_NEW_SANDBOX_HEADER", HEADER)];
+    let (a, b) = (
+        TestLab::start_with(&env).await,
+        TestLab::start_with(&env).await,
+    );
+    let labs = [&a, &b];
+    let lb = Balancer::start(labs).await;
+    let mut homes = std::collections::BTreeSet::new();
+    for n in 0..16 {
+        let r = lb
+            .client
+            .post(lb.url(CreateClass::PATH))
+            .header("referer", lb.url("/teach"))
+            .header("origin", &lb.base)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "class {n}");
+        let home = r.headers()["x-lab-upstream"].to_str().unwrap().to_owned();
+        let key = r.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned();
+        let class: String = r.json().await.unwrap();
+        let teach_page = format!("/teach/{class}");
+        let (status, upstream, body) = lb
+            .send(
+                lb.client
+                    .post(lb.url(ClassPage::PATH))
+                    .header("referer", lb.url(&teach_page))
+                    .header("origin", &lb.base)
+                    .header("cookie", &key)
+                    .json(&json!({"class": class})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(upstream, home, "class {n}'s view");
+        let code = serde_json::from_str::<Value>(&body).unwrap()["view"]["code"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        // The class's id carries its route: the code's first two symbols, then c1a5.
+        let route = format!("{:02x}{:02x}c1a5", code.as_bytes()[0], code.as_bytes()[1]);
+        assert!(class.starts_with(&route), "{class} for {code}");
+        for page in [teach_page.clone(), format!("{teach_page}/summary.csv")] {
+            let (status, upstream, _) = lb
+                .send(lb.client.get(lb.url(&page)).header("cookie", &key))
+                .await;
+            assert_eq!(status, StatusCode::OK, "{page}");
+            assert_eq!(upstream, home, "{page}");
+        }
+        // A student joins by the link (either case), on the class's server.
+        let join_page = format!("/join/{code}");
+        for page in [join_page.clone(), format!("/join/{}", code.to_lowercase())] {
+            let (status, upstream, _) = lb.get(&page).await;
+            assert_eq!(status, StatusCode::OK, "{page}");
+            assert_eq!(upstream, home, "{page}");
+        }
+        let (status, upstream, _) = lb
+            .call(FindClass::PATH, &join_page, json!({"code": code}))
+            .await;
+        assert_eq!((status, upstream.as_str()), (StatusCode::OK, home.as_str()));
+        let (status, upstream, body) = lb
+            .call(
+                JoinClass::PATH,
+                &join_page,
+                json!({"code": code, "name": format!("Student {n}")}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(upstream, home);
+        let sandbox: String = serde_json::from_str(&body).unwrap();
+        assert!(sandbox.starts_with(&route), "{sandbox}");
+        assert_eq!(addr(holder(labs, &sandbox)), home, "class {n}'s student");
+        let lab_page = format!("/lab/{sandbox}");
+        let (status, upstream, body) = lb
+            .call(
+                ReportProgress::PATH,
+                &lab_page,
+                json!({"sandbox": sandbox, "report": {"chapter": 1}}),
+            )
+            .await;
+        assert_eq!((status, body.as_str()), (StatusCode::OK, "true"));
+        assert_eq!(upstream, home);
+        // The quiz is shared from /quiz: the student's cookie names the sandbox, and the class.
+        let (status, upstream, body) = lb
+            .send(
+                lb.client
+                    .post(lb.url(ShareQuiz::PATH))
+                    .header("referer", lb.url("/quiz"))
+                    .header("origin", &lb.base)
+                    .header("cookie", format!("pocketpay_sandbox={sandbox}"))
+                    .json(&json!({"answers": {}})),
+            )
+            .await;
+        assert_eq!((status, body.as_str()), (StatusCode::OK, "[0,0]"));
+        assert_eq!(upstream, home);
+        homes.insert(home);
+    }
+    assert_eq!(
+        homes.len(),
+        2,
+        "sixteen classes should spread over both servers: {homes:?}"
+    );
+}

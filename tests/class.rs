@@ -49,7 +49,7 @@ async fn a_class_is_made_joined_followed_and_kept_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
     let classes = sandboxes.classes().clone();
-    let class = classes.create().await.unwrap();
+    let class = classes.create(None).await.unwrap();
     assert_eq!(ClassCode::parse(class.code.as_str()).unwrap(), class.code);
 
     // The key opens the class; no key, another key or another class's id does not.
@@ -185,7 +185,7 @@ async fn a_class_ends_with_a_sandboxs_lifetime() {
     )
     .await;
     let classes = sandboxes.classes().clone();
-    let class = classes.create().await.unwrap();
+    let class = classes.create(None).await.unwrap();
     assert!(classes.find(&class.code).await.is_ok());
     tokio::time::sleep(Duration::from_millis(400)).await;
     // Past its lifetime it is gone for every use, before and after the reaper deletes it.
@@ -231,7 +231,7 @@ async fn guessing_codes_is_held_back() {
 async fn the_class_stream_answers_its_instructor_alone() {
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
-    let class = sandboxes.classes().create().await.unwrap();
+    let class = sandboxes.classes().create(None).await.unwrap();
     let options = LeptosOptions::builder()
         .output_name("pocketpay-lab")
         .build();
@@ -286,7 +286,7 @@ async fn only_the_instructors_browser_pushes_and_a_push_reaches_every_student() 
     use pocketpay_lab::app::class::ClassPush;
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
-    let class = sandboxes.classes().create().await.unwrap();
+    let class = sandboxes.classes().create(None).await.unwrap();
     let mut students = Vec::new();
     for name in ["Shimul", "Tithi"] {
         students.push(
@@ -405,13 +405,18 @@ async fn a_lock_holds_the_students_switches_and_outlives_a_restart() {
     use pocketpay_lab::domain::class::Push;
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
-    let class = sandboxes.classes().create().await.unwrap();
+    let class = sandboxes.classes().create(None).await.unwrap();
     let student = teach::join(&sandboxes, None, class.code.as_str(), "Imran")
         .await
         .unwrap();
+    let route = &class.id[..9];
     assert!(
-        student.starts_with("c1a55000-"),
-        "a class student's sandbox carries the class prefix: {student}"
+        route.ends_with("c1a5-"),
+        "a class's id carries its route: {route}"
+    );
+    assert!(
+        student.starts_with(route),
+        "a class student's sandbox carries the class's route: {student}"
     );
     let key = format!("{}={}", secret_cookie(&class.id), class.secret);
     let app = app_over(&sandboxes);
@@ -647,8 +652,8 @@ async fn a_mirror_shows_a_sandbox_and_its_phone_and_gives_no_control() {
 async fn the_instructor_alone_opens_a_students_lab_read_only() {
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
-    let class = sandboxes.classes().create().await.unwrap();
-    let other = sandboxes.classes().create().await.unwrap();
+    let class = sandboxes.classes().create(None).await.unwrap();
+    let other = sandboxes.classes().create(None).await.unwrap();
     let student = teach::join(&sandboxes, None, class.code.as_str(), "Tithi")
         .await
         .unwrap();
@@ -687,7 +692,7 @@ async fn the_instructor_alone_opens_a_students_lab_read_only() {
         .unwrap();
     assert_eq!(r.status(), 303);
     let to = r.headers()[header::LOCATION].to_str().unwrap().to_owned();
-    assert!(to.starts_with("/watch/c1a55000-"), "{to}");
+    assert!(to.starts_with(&format!("/watch/{}", &student[..9])), "{to}");
     assert!(!to.contains(&student[9..]), "the link gives no control");
     let r = app
         .clone()
@@ -707,7 +712,7 @@ async fn the_summary_counts_reach_steps_and_shared_scores_and_downloads_as_csv()
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
     let classes = sandboxes.classes().clone();
-    let class = classes.create().await.unwrap();
+    let class = classes.create(None).await.unwrap();
     let mut ids = Vec::new();
     for name in ["Shimul", "Tithi", "Imran"] {
         ids.push(
@@ -842,7 +847,7 @@ async fn no_other_site_moves_a_class_through_any_server_function() {
     use pocketpay_lab::app::lab::{ChangeSafeguards, ClockControl, ResetSandbox};
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
-    let class = sandboxes.classes().create().await.unwrap();
+    let class = sandboxes.classes().create(None).await.unwrap();
     let student = teach::join(&sandboxes, None, class.code.as_str(), "Shimul")
         .await
         .unwrap();
@@ -981,7 +986,7 @@ async fn a_server_functions_refusal_is_a_4xx_problem_its_page_still_reads() {
     use pocketpay_lab::domain::class::Push;
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
-    let class = sandboxes.classes().create().await.unwrap();
+    let class = sandboxes.classes().create(None).await.unwrap();
     let student = teach::join(&sandboxes, None, class.code.as_str(), "Tithi")
         .await
         .unwrap();
@@ -1148,7 +1153,7 @@ async fn every_door_to_a_code_shares_one_limit_and_a_real_student_still_joins() 
     use pocketpay_lab::app::class::{FindClass, JoinClass};
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
-    let class = sandboxes.classes().create().await.unwrap();
+    let class = sandboxes.classes().create(None).await.unwrap();
     let app = app_over(&sandboxes);
     let page = |code: String| {
         let app = app.clone();
@@ -1209,7 +1214,7 @@ async fn every_door_to_a_code_shares_one_limit_and_a_real_student_still_joins() 
 async fn a_look_alike_of_a_classmates_name_is_refused_saying_so() {
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
-    let class = sandboxes.classes().create().await.unwrap();
+    let class = sandboxes.classes().create(None).await.unwrap();
     let code = class.code.as_str();
     for name in ["রাফি আহমেদ", "Nusrat \"Nus\", Jahan"] {
         teach::join(&sandboxes, None, code, name).await.unwrap();
@@ -1251,7 +1256,7 @@ async fn progress_is_what_the_server_saw_not_what_the_browser_claims() {
     use pocketpay_lab::domain::course;
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
-    let class = sandboxes.classes().create().await.unwrap();
+    let class = sandboxes.classes().create(None).await.unwrap();
     let student = teach::join(&sandboxes, None, class.code.as_str(), "Shimul")
         .await
         .unwrap();
@@ -1381,7 +1386,9 @@ async fn a_class_made_before_the_server_saw_progress_still_opens() {
         )
         .unwrap();
     }
-    let student = pocketpay_lab::domain::class::student_sandbox_id(uuid::Uuid::new_v4());
+    // A student of an old class: its sandbox id starts with the one prefix every class
+    // student then had.
+    let student = uuid::Uuid::parse_str("c1a55000-7d2e-4b0a-9c41-5e8f3a2b1c07").unwrap();
     {
         let options = sqlx::sqlite::SqliteConnectOptions::new()
             .filename(dir.path().join("classes.sqlite"))

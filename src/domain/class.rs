@@ -59,6 +59,26 @@ impl ClassCode {
         ClassCode(code)
     }
 
+    /// A code from random bits whose first two symbols are led by two hexadecimal digits (the
+    /// first byte of the balancer's request id): digit `d` is the alphabet's `d`-th symbol, one
+    /// of its sixteen letters. So the balancer, which knows the digits, knows the code's route
+    /// before the class exists (deploy/nginx/pocketpay-lab.conf).
+    pub fn led_by(lead: u8, bits: u64) -> ClassCode {
+        let mut code = ClassCode::from_bits(bits).0.into_bytes();
+        code[0] = CODE_ALPHABET[usize::from(lead >> 4)];
+        code[1] = CODE_ALPHABET[usize::from(lead & 0x0f)];
+        ClassCode(String::from_utf8(code).expect("the alphabet is ASCII"))
+    }
+
+    /// The class's routing prefix (ARCHITECTURE.md, "Many servers"): the ASCII of its first two
+    /// symbols, then [`CLASS_ROUTE_MARK`]. Its id, its students' sandbox ids and their mirror
+    /// tokens all start with these four bytes, and a balancer computes the same eight hex
+    /// digits from a join link's code, so a class and everything of it live on one server.
+    pub fn route(&self) -> [u8; 4] {
+        let b = self.0.as_bytes();
+        [b[0], b[1], CLASS_ROUTE_MARK[0], CLASS_ROUTE_MARK[1]]
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -345,15 +365,14 @@ pub struct PushReport {
     pub of: usize,
 }
 
-/// The first four bytes of every class student's sandbox id: a balancer that routes on an id's
-/// first eight hex digits sends the class, its view and its students to one server
-/// (deploy/nginx/pocketpay-lab.conf, ARCHITECTURE.md "Many servers").
-pub const SANDBOX_PREFIX: [u8; 4] = [0xc1, 0xa5, 0x50, 0x00];
+/// The last two bytes of every class's routing prefix ([`ClassCode::route`]).
+pub const CLASS_ROUTE_MARK: [u8; 2] = [0xc1, 0xa5];
 
-/// A class student's sandbox id, made from a fresh one (random, or the balancer's).
-pub fn student_sandbox_id(fresh: uuid::Uuid) -> uuid::Uuid {
+/// An id of the class's own (the class's, or a student's sandbox), made from a fresh one
+/// (random, or the balancer's): its first four bytes are the class's route.
+pub fn class_scoped_id(code: &ClassCode, fresh: uuid::Uuid) -> uuid::Uuid {
     let mut bytes = *fresh.as_bytes();
-    bytes[..4].copy_from_slice(&SANDBOX_PREFIX);
+    bytes[..4].copy_from_slice(&code.route());
     uuid::Uuid::from_bytes(bytes)
 }
 
@@ -694,14 +713,33 @@ mod tests {
     }
 
     #[test]
-    fn student_sandboxes_and_mirrors_share_a_routing_prefix() {
+    fn a_class_its_students_and_their_mirrors_share_the_codes_route() {
+        let code = ClassCode::parse("HKM479").unwrap();
+        // "H" is 0x48 and "K" 0x4b: a balancer reads them off the join link.
+        assert_eq!(code.route(), [0x48, 0x4b, 0xc1, 0xa5]);
         let fresh = uuid::Uuid::new_v4();
-        let student = student_sandbox_id(fresh);
-        assert!(student.to_string().starts_with("c1a55000-"));
+        let student = class_scoped_id(&code, fresh);
+        assert!(student.to_string().starts_with("484bc1a5-"));
         assert_eq!(student.as_bytes()[4..], fresh.as_bytes()[4..]);
         let token = mirror_token(&student, uuid::Uuid::new_v4());
-        assert!(token.starts_with("c1a55000-"));
+        assert!(token.starts_with("484bc1a5-"));
         assert_ne!(token, student.to_string());
+    }
+
+    #[test]
+    fn a_code_led_by_hex_digits_starts_with_their_letters() {
+        for (lead, start) in [(0x00, "AA"), (0x1f, "CY"), (0xf0, "YA"), (0x9a, "NP")] {
+            for bits in [0, 1, u64::MAX, 0x1234_5678_9abc_def0] {
+                let code = ClassCode::led_by(lead, bits);
+                assert!(code.as_str().starts_with(start), "{lead:x}: {code:?}");
+                assert_eq!(ClassCode::parse(code.as_str()).unwrap(), code);
+            }
+        }
+        assert_eq!(
+            &CODE_ALPHABET[..16],
+            b"ACEFGHJKMNPRTWXY",
+            "sixteen letters lead"
+        );
     }
 
     #[test]

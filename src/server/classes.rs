@@ -188,14 +188,21 @@ impl Classes {
         })))
     }
 
-    /// Makes a class with a fresh code.
-    pub async fn create(&self) -> Result<NewClass, LabError> {
-        let id = Uuid::new_v4().to_string();
+    /// Makes a class with a fresh code; `lead`, the first byte of the balancer's request id
+    /// (`Sandboxes::new_id`), names its first two symbols, so the class's route is the one
+    /// the balancer sent this request by (ARCHITECTURE.md, "Many servers"). Its id starts
+    /// with that route too.
+    pub async fn create(&self, lead: Option<u8>) -> Result<NewClass, LabError> {
         let secret = format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
         let now = now_ms();
         // A code taken by a living class is drawn again.
         for _ in 0..8 {
-            let code = ClassCode::from_bits(Uuid::new_v4().as_u64_pair().0);
+            let bits = Uuid::new_v4().as_u64_pair().0;
+            let code = match lead {
+                Some(lead) => ClassCode::led_by(lead, bits),
+                None => ClassCode::from_bits(bits),
+            };
+            let id = crate::domain::class::class_scoped_id(&code, Uuid::new_v4()).to_string();
             let inserted = sqlx::query(
                 "INSERT INTO classes (id, code, secret_sha256, created_ms, used_ms)
                  VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (code) DO NOTHING",

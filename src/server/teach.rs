@@ -21,8 +21,9 @@ pub async fn join(
 ) -> Result<String, LabError> {
     let classes = sandboxes.classes();
     let (class_id, name) = classes.admit(code, name).await?;
-    // Its id starts with the class's prefix, so a balancer keeps it beside the class.
-    let id = crate::domain::class::student_sandbox_id(id.unwrap_or_else(Uuid::new_v4));
+    // Its id starts with the class's route, so a balancer keeps it beside the class.
+    let code = ClassCode::parse(code)?;
+    let id = crate::domain::class::class_scoped_id(&code, id.unwrap_or_else(Uuid::new_v4));
     let handle = sandboxes.create(Some(id), None, ClockMode::Live).await?;
     let (locked, frozen) = classes.holds(&class_id).await?;
     handle.set_locked(locked);

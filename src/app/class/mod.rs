@@ -56,7 +56,11 @@ fn set_cookie(value: String) {
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn create_class() -> Result<String, FnError> {
     use crate::server::classes::secret_cookie;
-    let new = classes().create().await?;
+    // Behind a balancer, the request's id leads the code, and so the class's route.
+    let lead = crate::app::lab::sandboxes()
+        .new_id(&request_headers())?
+        .map(|id| id.as_bytes()[0]);
+    let new = classes().create(lead).await?;
     let max_age = crate::app::lab::sandboxes().config().sandbox_ttl.as_secs();
     set_cookie(format!(
         "{}={}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict",
