@@ -212,13 +212,34 @@ test('a push reaches every student: a scenario, a safeguard, frozen clocks, a re
   for (const l of labs) await expect.poll(async () => (await state(l)).safeguards.idempotency_table).toBe(true);
   await expect(report).toHaveAttribute('data-took', '3');
 
-  // Every clock frozen, then running again; the students' clocks show it.
+  // Every clock frozen, then running again; the students' clocks show it, and a second
+  // window of the instructor's (the projector's laptop, say) shows the same freeze and lock.
+  const second = await teacher.context().newPage();
+  await second.goto(teacher.url());
+  await second.locator('html[data-hydrated]').waitFor();
+  await expect(second.getByTestId('class-live')).toHaveAttribute('data-live', 'true');
   await teacher.getByTestId('class-freeze').click();
   await expect(teacher.getByTestId('class-freeze')).toHaveAttribute('data-frozen', 'true');
+  await expect(second.getByTestId('class-freeze')).toHaveAttribute('data-frozen', 'true');
   for (const l of labs) await expect(l.lab.clock).toHaveAttribute('data-mode', 'paused');
+  // Frozen means frozen: a student's own clock change is refused, and the clock stays.
+  const own = await labs[0].page.request.post(`/api/sandboxes/${labs[0].lab.sandboxId()}/clock`, {
+    data: { advance_seconds: 86400 },
+  });
+  expect(own.status()).toBe(423);
+  expect((await own.json()).type).toBe('urn:pocketpay-lab:problem:frozen-by-class');
+  await second.reload();
+  await second.locator('html[data-hydrated]').waitFor();
+  await expect(second.getByTestId('class-freeze')).toHaveAttribute('data-frozen', 'true');
   await teacher.getByTestId('class-freeze').click();
   await expect(teacher.getByTestId('class-freeze')).toHaveAttribute('data-frozen', 'false');
+  await expect(second.getByTestId('class-freeze')).toHaveAttribute('data-frozen', 'false');
   for (const l of labs) await expect(l.lab.clock).toHaveAttribute('data-mode', 'live');
+  await second.getByTestId('class-lock').click();
+  await expect(teacher.getByTestId('class-lock')).toHaveAttribute('data-locked', 'true');
+  await second.getByTestId('class-lock').click();
+  await expect(teacher.getByTestId('class-lock')).toHaveAttribute('data-locked', 'false');
+  await second.close();
 
   // A reset asks first; "No" changes nothing, "Yes" resets all three.
   await teacher.getByTestId('class-reset-all').click();
@@ -263,7 +284,8 @@ test('the instructor watches a lab read-only, locks the switches, and ends with 
   const mirror = await opened;
   const watched = new LabPage(mirror);
   await watched.hydrated();
-  expect(mirror.url()).toMatch(/\/watch\/c1a55000-/);
+  // The mirror's token starts with the class's route, as Tithi's sandbox does.
+  expect(mirror.url()).toContain(`/watch/${tithiLab.sandboxId().slice(0, 9)}`);
   expect(mirror.url()).not.toContain(tithiLab.sandboxId().slice(9));
   await expect(mirror.getByTestId('lab')).toHaveAttribute('data-readonly', 'true');
   await expect(mirror.getByTestId('amount')).toHaveValue('750');

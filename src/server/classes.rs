@@ -717,3 +717,26 @@ pub fn qr_svg(text: &str) -> String {
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::name_key;
+
+    #[test]
+    fn names_a_reader_takes_for_the_same_have_the_same_key() {
+        let same = [
+            ("রাফি আহমেদ", "রাফি আহমেদ\u{200B}"),
+            ("রাফি আহমেদ", "রাফি  \u{2066}আহমেদ\u{2069}"),
+            ("Nusrat \"Nus\", Jahan", "nusrat \"nus\", jahan"),
+            ("José", "Jose\u{301}"),
+            ("Imran", "\u{FEFF}IMRAN\u{200E}"),
+            ("র\u{200D}্যাব", "র্যাব"),
+        ];
+        for (a, b) in same {
+            assert_eq!(name_key(a), name_key(b), "{a:?} and {b:?}");
+        }
+        for (a, b) in [("Tithi", "Tithy"), ("রাফি", "রফি"), ("Imran", "Imran 2")] {
+            assert_ne!(name_key(a), name_key(b), "{a:?} and {b:?}");
+        }
+    }
+}
