@@ -480,12 +480,14 @@ async fn class_mode(binary: &PathBuf, n: usize) {
             }
         })
     };
-    // The push: scenario 1, guard on, to everyone.
+    // The push: chapter 01's own preset (scenario 1, guards off), to everyone, so each
+    // student's report below finds its first step done in their sandbox (the server works the
+    // steps out from the sandbox itself).
     let pushed = Instant::now();
     let report: Value = client
         .post(rpc(<ClassPush as ServerFn>::PATH))
         .header("cookie", &cookie)
-        .json(&json!({"class": class, "push": {"push": "preset", "scenario": 1, "variant": "guarded"}}))
+        .json(&json!({"class": class, "push": {"push": "preset", "scenario": 1, "variant": "unguarded"}}))
         .send()
         .await
         .unwrap()
@@ -535,7 +537,7 @@ async fn class_mode(binary: &PathBuf, n: usize) {
                     client
                         .post(format!("{base}{}", <ReportProgress as ServerFn>::PATH))
                         .header("referer", format!("{base}/lab/{id}"))
-                        .json(&json!({"sandbox": id, "progress": {"chapter": 1, "steps_done": 1}}))
+                        .json(&json!({"sandbox": id, "report": {"chapter": 1}}))
                         .send()
                         .await
                         .unwrap();

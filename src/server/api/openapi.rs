@@ -124,7 +124,8 @@ use crate::domain::{
             TooFast,
             Unavailable,
             Full,
-            DayBusy
+            DayBusy,
+            Held
         )
     )
 )]
@@ -240,6 +241,37 @@ fn stream_message() -> Value {
 mod tests {
     use super::*;
     use crate::domain::Safeguard;
+
+    /// Every `$ref` in the document names something the document has: a response shape used
+    /// by an operation and never listed among the components would leave a client (and the
+    /// fuzzer) with a pointer to nothing.
+    #[test]
+    fn every_reference_resolves() {
+        fn refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+            match v {
+                Value::Object(map) => {
+                    for (k, v) in map {
+                        match (k.as_str(), v) {
+                            ("$ref", Value::String(r)) => out.push(r),
+                            _ => refs(v, out),
+                        }
+                    }
+                }
+                Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+                _ => {}
+            }
+        }
+        let doc = document();
+        let mut found = Vec::new();
+        refs(doc, &mut found);
+        assert!(!found.is_empty());
+        for r in found {
+            let pointer = r
+                .strip_prefix('#')
+                .expect("a reference inside the document");
+            assert!(doc.pointer(pointer).is_some(), "{r} names nothing");
+        }
+    }
 
     /// The schemas derived from the settings' types say what the types read: every id, no
     /// other field, nothing required in a change, no `null`.
