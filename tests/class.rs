@@ -1393,13 +1393,14 @@ async fn a_class_made_before_the_server_saw_progress_still_opens() {
         let options = sqlx::sqlite::SqliteConnectOptions::new()
             .filename(dir.path().join("classes.sqlite"))
             .create_if_missing(true);
-        let pool = sqlx::sqlite::SqlitePool::connect_with(options)
+        // One connection, closed (its file let go) before any lab opens the store.
+        let mut pool = <sqlx::sqlite::SqliteConnection as sqlx::Connection>::connect_with(&options)
             .await
             .unwrap();
         sqlx::migrate::Migrator::new(old.path())
             .await
             .unwrap()
-            .run(&pool)
+            .run(&mut pool)
             .await
             .unwrap();
         let secret_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"; // "test"
@@ -1410,7 +1411,7 @@ async fn a_class_made_before_the_server_saw_progress_still_opens() {
         )
         .bind(secret_sha256)
         .bind(now)
-        .execute(&pool)
+        .execute(&mut pool)
         .await
         .unwrap();
         sqlx::query(
@@ -1420,26 +1421,28 @@ async fn a_class_made_before_the_server_saw_progress_still_opens() {
         )
         .bind(student.to_string())
         .bind(now)
-        .execute(&pool)
+        .execute(&mut pool)
         .await
         .unwrap();
         sqlx::query("INSERT INTO reached (sandbox, chapter, steps) VALUES (?1, 1, 3)")
             .bind(student.to_string())
-            .execute(&pool)
+            .execute(&mut pool)
             .await
             .unwrap();
         sqlx::query(
             "INSERT INTO quiz_scores (sandbox, correct, answered, shared_ms) VALUES (?1, 5, 6, 0)",
         )
         .bind(student.to_string())
-        .execute(&pool)
+        .execute(&mut pool)
         .await
         .unwrap();
-        pool.close().await;
+        sqlx::Connection::close(pool).await.unwrap();
     }
-    // The student's sandbox, made the way a join made it.
-    let sandboxes = lab(dir.path(), Config::default()).await;
-    sandboxes
+    // The student's sandbox, made the way a join made it, by a lab of its own (so that no
+    // other lab has had this data folder open), then put where this lab keeps sandboxes.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let maker = lab(elsewhere.path(), Config::default()).await;
+    maker
         .create(
             Some(student),
             Some(4),
@@ -1447,7 +1450,13 @@ async fn a_class_made_before_the_server_saw_progress_still_opens() {
         )
         .await
         .unwrap();
-    sandboxes.shutdown().await;
+    maker.shutdown().await;
+    std::fs::create_dir_all(dir.path().join("sandboxes")).unwrap();
+    std::fs::rename(
+        elsewhere.path().join("sandboxes").join(student.to_string()),
+        dir.path().join("sandboxes").join(student.to_string()),
+    )
+    .unwrap();
     // Opened by this server: the class, its key, its student, their history, their lab.
     let sandboxes = lab(dir.path(), Config::default()).await;
     let classes = sandboxes.classes().clone();
