@@ -1480,3 +1480,33 @@ async fn a_class_made_before_the_server_saw_progress_still_opens() {
     ));
     sandboxes.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_link_from_another_site_to_the_class_page_comes_in_again_from_this_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create(None).await.unwrap();
+    let app = app_over(&sandboxes);
+    let page = |cross_site: bool| {
+        let mut r = Request::get(format!("/teach/{}", class.id)).header(header::HOST, "lab.test");
+        if cross_site {
+            r = r.header("sec-fetch-site", "cross-site");
+        }
+        r.body(Body::empty()).unwrap()
+    };
+    // The key is SameSite=Strict, so a link from another site arrives without it: a page that
+    // loads the same address again, now from this site, which carries the key.
+    let r = app.clone().oneshot(page(true)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()[header::CACHE_CONTROL], "no-store");
+    let body = text(r).await;
+    assert!(body.contains(r#"http-equiv="refresh""#), "{body}");
+    assert!(
+        !body.contains(class.code.as_str()),
+        "it shows nothing of the class"
+    );
+    // From this site without the key: refused, as before.
+    let r = app.clone().oneshot(page(false)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    sandboxes.shutdown().await;
+}
