@@ -134,6 +134,7 @@ struct Row {
     harm: String,
     last_event: Option<String>,
     last_event_id: i64,
+    harm_seen: String,
 }
 
 impl Row {
@@ -458,15 +459,10 @@ impl Classes {
         .bind(class_id)
         .fetch_all(&self.0.pool)
         .await?;
-        let seen: Vec<(String, String)> =
-            sqlx::query_as("SELECT sandbox, harm_seen FROM students WHERE class_id = ?1")
-                .bind(class_id)
-                .fetch_all(&self.0.pool)
-                .await?;
         let chapters = crate::domain::course::CHAPTERS.len();
         let rows = students
             .into_iter()
-            .map(|(s, _)| {
+            .map(|(s, _, harm_seen)| {
                 let mut marks = vec![None; chapters];
                 for (_, chapter, steps) in reached.iter().filter(|r| r.0 == s.sandbox) {
                     if let Some(slot) = usize::try_from(*chapter - 1)
@@ -477,10 +473,6 @@ impl Classes {
                     }
                 }
                 let score = scores.iter().find(|q| q.0 == s.sandbox);
-                let harm_seen = seen
-                    .iter()
-                    .find(|(sandbox, _)| *sandbox == s.sandbox)
-                    .map_or(Harm::None, |(_, h)| Harm::from_id(h));
                 SummaryRow {
                     quiz: score.map(|q| (q.1 as u8, q.2 as u8)),
                     quiz_marks: score
@@ -607,10 +599,10 @@ impl Classes {
 
     /// The class's students as last stored, in the order they joined, each with the id of the
     /// newest event read from their sandbox (0 for none).
-    pub async fn students(&self, class_id: &str) -> Result<Vec<(StudentRow, i64)>, LabError> {
+    pub async fn students(&self, class_id: &str) -> Result<Vec<(StudentRow, i64, Harm)>, LabError> {
         let rows: Vec<Row> = sqlx::query_as(
             "SELECT sandbox, name, joined_ms, chapter, steps_done, progress_ms, harm, last_event,
-                    last_event_id
+                    last_event_id, harm_seen
              FROM students WHERE class_id = ?1 ORDER BY joined_ms, name",
         )
         .bind(class_id)
@@ -619,27 +611,20 @@ impl Classes {
         Ok(rows
             .into_iter()
             .map(|r| {
-                let seen = r.last_event_id;
-                (r.into_student(), seen)
+                let (seen, harm_seen) = (r.last_event_id, Harm::from_id(&r.harm_seen));
+                (r.into_student(), seen, harm_seen)
             })
             .collect())
     }
 
-    /// Keeps what was read of a student's sandbox: its harm and newest event.
-    pub async fn note(&self, s: &StudentRow) -> Result<(), LabError> {
+    /// Keeps what was read of a student's sandbox: its harm and newest event, and the worse of
+    /// that harm and `seen`, the worst read before ("harm seen": a reset does not wipe it).
+    pub async fn note(&self, s: &StudentRow, seen: Harm) -> Result<(), LabError> {
         let (id, text) = match &s.last_event {
             Some(e) => (e.id, serde_json::to_string(e).ok()),
             None => (0, None),
         };
-        // "Harm seen" keeps the worst verdict ever read, so a reset does not wipe it.
-        let seen: Option<(String,)> =
-            sqlx::query_as("SELECT harm_seen FROM students WHERE sandbox = ?1")
-                .bind(&s.sandbox)
-                .fetch_optional(&self.0.pool)
-                .await?;
-        let seen = seen
-            .map_or(Harm::None, |(h,)| Harm::from_id(&h))
-            .worst(s.harm);
+        let seen = seen.worst(s.harm);
         sqlx::query(
             "UPDATE students SET harm = ?2, last_event = ?3, last_event_id = ?4, harm_seen = ?5
              WHERE sandbox = ?1",

@@ -86,14 +86,14 @@ pub async fn view(
     let classes = sandboxes.classes();
     let rows = classes.students(class_id).await?;
     let mut students = Vec::with_capacity(rows.len());
-    for (mut student, seen) in rows {
+    for (mut student, seen, harm_seen) in rows {
         if let Some(handle) = sandboxes.running(&student.sandbox).await {
             match handle.last_event().await {
                 Ok(Some(event)) if event.id != seen => match handle.damage().await {
                     Ok(damage) => {
                         student.harm = damage.verdict().into();
                         student.last_event = Some(event);
-                        classes.note(&student).await?;
+                        classes.note(&student, harm_seen).await?;
                     }
                     Err(e) => tracing::warn!(sandbox = %student.sandbox, "class view: {e}"),
                 },
@@ -139,7 +139,7 @@ pub async fn push(
     }
     let students = classes.students(class_id).await?;
     let of = students.len();
-    let each = students.into_iter().map(|(student, _)| {
+    let each = students.into_iter().map(|(student, ..)| {
         let preset = preset.clone();
         async move {
             let handle = sandboxes.get(&student.sandbox).await?;
