@@ -112,6 +112,10 @@ async fn a_day_runs_guarded_then_unguarded_and_only_the_unguarded_run_does_damag
             "{name} with every guard on, seed {SEED}: {on}"
         );
     }
+    assert_paired(&report, 1000);
+    assert!(on["faults"]["answers_lost"].as_u64().unwrap() > 0, "{on}");
+    assert!(on["faults"]["replays"].as_u64().unwrap() > 0, "{on}");
+    assert_eq!(off["faults"]["replays"], 0, "{off}");
     // A timed-out transfer whose answer was lost was debited; its retry, with a new key and no
     // guard, was debited again.
     assert!(
@@ -130,7 +134,29 @@ async fn a_day_runs_guarded_then_unguarded_and_only_the_unguarded_run_does_damag
     assert_eq!(r.json::<Value>().await.unwrap(), report);
     // No day's sandbox is left on disk.
     let runs_dir = lab.data_dir().join("days").join("runs");
-    assert_eq!(std::fs::read_dir(runs_dir).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&runs_dir).unwrap().count(), 0);
+
+    // The smallest day is paired as well: the same faults in both runs, whatever they come to.
+    let r = lab.post("/api/days", json!({"scale": 10000})).await;
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let small = wait_until_done(&lab, 10000).await;
+    assert_paired(&small, 10000);
+}
+
+/// Both runs of a day met the same faults at the same sends: the same lost requests, lost
+/// answers and crashes, so the same timeouts and the same retries; only the guards differ.
+fn assert_paired(report: &Value, scale: u32) {
+    let runs = report["runs"].as_array().unwrap();
+    let (on, off) = (&runs[0], &runs[1]);
+    let context = format!("the day at 1:{scale}, seed {SEED}:\n{on}\n{off}");
+    eprintln!("{context}");
+    for name in ["requests_lost", "answers_lost", "crashes"] {
+        assert!(on["faults"][name].is_u64(), "{name}: {context}");
+        assert_eq!(on["faults"][name], off["faults"][name], "{name}: {context}");
+    }
+    for name in ["timeouts", "retries", "requests"] {
+        assert_eq!(figure(on, name), figure(off, name), "{name}: {context}");
+    }
 }
 
 #[tokio::test]

@@ -22,7 +22,11 @@ test('a day at 1:10,000 runs from the front page to its figures, guarded and not
 
   // 1:10 is offered first; the smallest scale is picked.
   await expect(page.getByTestId('day-scale-10')).toBeChecked();
+  await expect(page.getByTestId('day-expected')).toHaveAttribute('data-too-small', 'false');
   await page.getByTestId('day-scale-10000').check();
+  // Too small a day to show the harm: the page says what to expect instead of a bare 0.
+  await expect(page.getByTestId('day-expected')).toHaveAttribute('data-too-small', 'true');
+  await expect(page.getByTestId('day-expected')).toContainText('about 0.5 double charges');
   const run = page.getByTestId('day-run');
   await expect(run).toHaveText(/1:10,000|has run/);
   if (await run.isEnabled()) await run.click();
@@ -39,6 +43,11 @@ test('a day at 1:10,000 runs from the front page to its figures, guarded and not
   for (const guards of ['on', 'off'] as const) {
     await expect(cell('day-row-sent', guards)).toHaveAttribute('data-value', '200');
     await expect(cell('day-row-invariants', guards)).toHaveAttribute('data-value', '0');
+  }
+  // Both runs met the same faults: the guards are the only difference between them.
+  await expect(findings.getByTestId('day-paired')).toHaveAttribute('data-same', 'true');
+  for (const row of ['day-row-requests-lost', 'day-row-answers-lost', 'day-row-crashes', 'day-row-timeouts']) {
+    await expect(cell(row, 'off')).toHaveAttribute('data-value', (await cell(row, 'on').getAttribute('data-value'))!);
   }
   for (const row of ['day-row-double-charges', 'day-row-double-credits', 'day-row-lost-events', 'day-row-tickets']) {
     await expect(cell(row, 'on')).toHaveAttribute('data-value', '0');
@@ -63,4 +72,12 @@ test('a day at 1:10,000 runs from the front page to its figures, guarded and not
   await expect(page.locator('html')).toHaveAttribute('lang', 'bn');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('পকেটপে-র একটা দিন, দ্রুত সামনে টেনে');
   await expect(cell('day-row-sent', 'on')).toHaveText('২০০');
+  await expect(page.getByTestId('day-expected')).toContainText('১:১০,০০০');
+
+  // Come back to it: the kept day is there after a reload, nothing to run again.
+  await page.reload();
+  await hydrated(page);
+  await page.getByTestId('day-scale-10000').check();
+  await expect(page.getByTestId('day-status')).toHaveAttribute('data-status', 'done');
+  await expect(page.getByTestId('day-findings').getByTestId('day-paired')).toHaveAttribute('data-same', 'true');
 });

@@ -39,8 +39,10 @@ pub const AMOUNT: i64 = 500;
 pub const RUSH_FROM_HOUR: i64 = 17;
 pub const RUSH_HOURS: i64 = 6;
 pub const RUSH_LOSS_PCT: i64 = 1;
-/// How often each crash point fires during the day: processes die now and then, as on any
-/// real day (a deploy, a node lost). This lab's assumption, not the lesson's.
+/// How often an API instance dies right after committing a transfer during the day: processes
+/// die now and then, as on any real day (a deploy, a node lost). This lab's assumption, not the
+/// lesson's. It is the one crash point both runs pass on every payment, so both meet the same
+/// crashes; the pipeline's crash points lie on paths only one of the runs takes.
 pub const CRASH_CHANCE: f64 = 0.000_1;
 /// After a timeout (or a "still in progress" answer) the customer taps Send again this much
 /// later, up to [`MAX_RETRIES`] times; with `key_persistence` on, the app resends the same key.
@@ -212,6 +214,67 @@ pub struct DayRun {
     /// Invariants the end state breaks, of those the run's safeguards promise (`GET
     /// …/check`): 0 on a sound day, guards on or off.
     pub invariants_broken: Option<u64>,
+    /// The faults the run met and what they turned into, counted in its event log once it has
+    /// drained.
+    #[serde(default)]
+    pub faults: Option<DayFaults>,
+}
+
+/// What one run of the day met, as its sandbox's event log recorded it. Both runs draw each
+/// send's losses and crashes from that send's own random numbers (common random numbers keyed
+/// by the transfer and the send), so the faults are the same in both and only what they turned
+/// into differs: that is the guards' work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct DayFaults {
+    /// Requests the network lost on the way to the load balancer.
+    pub requests_lost: u64,
+    /// Answers the network lost on the way back to the phone.
+    pub answers_lost: u64,
+    /// API instances that died after committing a payment.
+    pub crashes: u64,
+    /// Stored answers sent again for a key seen before (`Idempotent-Replayed`).
+    pub replays: u64,
+    /// Duplicates a guard stopped (events marked caught).
+    pub caught: u64,
+}
+
+impl DayFaults {
+    /// The faults alone, the part both runs must share.
+    pub fn met(&self) -> (u64, u64, u64) {
+        (self.requests_lost, self.answers_lost, self.crashes)
+    }
+}
+
+/// The double charges a day at 1:`scale` is expected to produce with every guard off, and the
+/// range 95 days in 100 fall in: each answer lost in the rush is a customer who taps again with
+/// a new key and pays twice. A scale whose expected count is below one cannot show the harm
+/// reliably: its 0 is luck, not safety, and the page says so.
+pub fn expected_double_charges(scale: u32) -> (f64, u64, u64) {
+    let p = RUSH_LOSS_PCT as f64 / 100.0;
+    let rush = RUSH_HOURS as f64 / 24.0;
+    let mean = transfers_at(scale) as f64 * rush * (1.0 - p) * p;
+    let (lo, hi) = poisson_range(mean);
+    (mean, lo, hi)
+}
+
+/// The central 95 % range of a Poisson count with mean `mean`: the smallest `lo` with
+/// P(X < lo) ≤ 2.5 % excluded below and the smallest `hi` with P(X ≤ hi) ≥ 97.5 %.
+fn poisson_range(mean: f64) -> (u64, u64) {
+    let (mut k, mut pmf) = (0u64, (-mean).exp());
+    let mut cdf = pmf;
+    let mut lo = None;
+    loop {
+        if lo.is_none() && cdf > 0.025 {
+            lo = Some(k);
+        }
+        if cdf >= 0.975 || k > 1_000_000 {
+            return (lo.unwrap_or(k), k);
+        }
+        k += 1;
+        pmf *= mean / k as f64;
+        cdf += pmf;
+    }
 }
 
 impl DayRun {
@@ -229,6 +292,7 @@ impl DayRun {
             wall_ms: 0,
             damage: None,
             invariants_broken: None,
+            faults: None,
         }
     }
 
@@ -366,6 +430,24 @@ mod tests {
         assert_eq!(r.progress_pct(), 99);
         r.status = DayStatus::Done;
         assert_eq!(r.progress_pct(), 100);
+    }
+
+    #[test]
+    fn small_scales_expect_less_than_one_double_charge_and_say_their_range() {
+        let (mean, lo, hi) = expected_double_charges(10_000);
+        assert!((mean - 0.495).abs() < 1e-9, "{mean}");
+        assert_eq!((lo, hi), (0, 2));
+        let (mean, lo, hi) = expected_double_charges(1_000);
+        assert!((mean - 4.95).abs() < 1e-9);
+        assert!(
+            (1..=2).contains(&lo) && (9..=10).contains(&hi),
+            "{lo}..{hi}"
+        );
+        // At 1:10 the day's 500 or so double charges are the lesson's 340 tickets a month.
+        let (mean, ..) = expected_double_charges(10);
+        let (_, month) = extrapolated(mean / Tickets::default().charges_per_ticket, 10);
+        assert!((month - LESSON_TICKETS_BEFORE).abs() < 10.0, "{month}");
+        assert_eq!(poisson_range(0.0), (0, 0));
     }
 
     #[test]

@@ -119,6 +119,9 @@ pub enum Input {
         key: IdempotencyKey,
         intent: String,
         body: TransferBody,
+        /// The send's own random numbers, when its caller dealt them (the day's paired runs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fate: Option<u64>,
     },
     /// What the phone app reported about a tap.
     App(AppSignal),
@@ -244,18 +247,21 @@ fn check_scenario(body: &serde_json::Value) -> Result<(), FieldError> {
     }
 }
 
-/// `{"user", "key", "body", "intent"}` as the sandbox records a transfer.
+/// `{"user", "key", "body", "intent"}` (and a dealt `fate`) as the sandbox records a transfer.
 fn check_transfer(t: &serde_json::Value) -> Result<(), FieldError> {
     // Whether `to` is the user is not a question of shape: see [`Run::impossible`].
     let map = expect_object(t)?;
     if let Some(extra) = map
         .keys()
-        .find(|k| !["user", "key", "body", "intent"].contains(&k.as_str()))
+        .find(|k| !["user", "key", "body", "intent", "fate"].contains(&k.as_str()))
     {
         return Err(FieldError::new(
             extra.clone(),
-            "unknown field: expected user, key, body and intent",
+            "unknown field: expected user, key, body, intent and fate",
         ));
+    }
+    if map.get("fate").is_some_and(|f| !f.is_u64()) {
+        return Err(FieldError::new("fate", "expected a whole number from 0"));
     }
     let text = |field: &str| {
         map.get(field)

@@ -21,6 +21,9 @@ pub struct TransferRequest {
     pub hash: String,
     /// Ground truth for the damage meter: the decision to pay this came from.
     pub intent: String,
+    /// This send's own random numbers, when its caller deals them (the day's paired runs);
+    /// `None` draws from the sandbox's one stream, as every other call does.
+    pub fate: Option<Fate>,
 }
 
 pub type Req = Arc<TransferRequest>;
@@ -39,7 +42,57 @@ impl TransferRequest {
             body,
             hash,
             intent,
+            fate: None,
         }
+    }
+
+    /// The same request meeting the losses and crashes `fate` deals.
+    pub fn with_fate(mut self, fate: Fate) -> TransferRequest {
+        self.fate = Some(fate);
+        self
+    }
+}
+
+/// The random numbers one send of a transfer meets, from a seed of its own instead of the
+/// sandbox's one stream: whether the network loses the request or the answer, and whether an
+/// instance dies at a crash point while handling it. Two runs that make the same send meet the
+/// same luck, however differently they got there: the day compares its guarded and unguarded
+/// runs on common random numbers this way (ARCHITECTURE.md, "A day, fast-forwarded").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fate(pub u64);
+
+/// Which of a send's random numbers is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Draw {
+    RequestLost,
+    AnswerLost,
+    /// An instance dying at a crash point, on the load balancer's attempt (1 or 2).
+    Crash(crate::domain::CrashPoint, u32),
+}
+
+impl Fate {
+    /// The fate of send `send` (0 for the first) of transfer `transfer` in a day seeded `seed`.
+    pub fn of(seed: u64, transfer: u64, send: u32) -> Fate {
+        let mut rng = super::sim::Rng::new(seed ^ transfer.wrapping_mul(0xA24B_AED4_963E_E407));
+        let base = rng.next_u64();
+        Fate(base ^ u64::from(send).wrapping_mul(0x9FB2_1C65_1E98_DF25))
+    }
+
+    /// True with probability `p`: the same answer for the same fate and draw, every time.
+    pub fn chance(self, draw: Draw, p: f64) -> bool {
+        let salt = match draw {
+            Draw::RequestLost => 1,
+            Draw::AnswerLost => 2,
+            Draw::Crash(point, attempt) => {
+                let i = crate::domain::CrashPoint::ALL
+                    .iter()
+                    .position(|c| *c == point)
+                    .unwrap_or(0) as u64;
+                16 + i * 4 + u64::from(attempt)
+            }
+        };
+        let mut rng = super::sim::Rng::new(self.0 ^ salt.wrapping_mul(0xD6E8_FEB8_6659_FD93));
+        rng.chance(p)
     }
 }
 

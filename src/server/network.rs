@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use super::calls::{ApiReply, ApiStep, Attempt, Req};
+use super::calls::{ApiReply, ApiStep, Attempt, Draw, Fate, Req};
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
 use crate::domain::event::Facts;
@@ -41,11 +41,14 @@ struct Call {
     lb_instance: u32,
     /// Whether the load balancer has answered (or given up).
     lb_done: bool,
+    /// The request's own random numbers, if its caller dealt them.
+    fate: Option<Fate>,
 }
 
 impl Network {
-    /// Registers a call from outside; its answer will go to `reply`.
-    pub fn accept(&mut self, reply: oneshot::Sender<ApiReply>) -> u64 {
+    /// Registers a call from outside; its answer will go to `reply`, and its losses are drawn
+    /// from `fate` when it has one.
+    pub fn accept(&mut self, reply: oneshot::Sender<ApiReply>, fate: Option<Fate>) -> u64 {
         self.next_call += 1;
         self.calls.insert(
             self.next_call,
@@ -54,6 +57,7 @@ impl Network {
                 lb_attempt: 0,
                 lb_instance: 0,
                 lb_done: false,
+                fate,
             },
         );
         self.next_call
@@ -89,6 +93,7 @@ impl Network {
                             lb_attempt: c.lb_attempt,
                             lb_instance: c.lb_instance,
                             lb_done: c.lb_done,
+                            fate: c.fate,
                         },
                     )
                 })
@@ -134,9 +139,14 @@ pub enum NetStep {
     CallerTimeout { call: u64, key: String },
 }
 
-/// Whether the network loses a message, at a loss rate in percent.
-fn lost(pct: i64, cx: &mut Cx<'_, Step>) -> bool {
-    cx.rng().chance(pct as f64 / 100.0)
+/// Whether the network loses a message, at a loss rate in percent: drawn from the call's own
+/// fate when it has one, else from the sandbox's stream.
+fn lost(pct: i64, fate: Option<(Fate, Draw)>, cx: &mut Cx<'_, Step>) -> bool {
+    let p = pct as f64 / 100.0;
+    match fate {
+        Some((fate, draw)) => fate.chance(draw, p),
+        None => cx.rng().chance(p),
+    }
 }
 
 pub async fn run(
@@ -180,7 +190,8 @@ fn send(world: &mut LabWorld, call: u64, req: Req, cx: &mut Cx<'_, Step>) {
             key: req.key.to_string(),
         }),
     );
-    if lost(world.faults.request_loss_pct.get(), cx) {
+    let fate = req.fate.map(|f| (f, Draw::RequestLost));
+    if lost(world.faults.request_loss_pct.get(), fate, cx) {
         cx.record(
             Layer::Network,
             EventKind::RequestLost,
@@ -357,7 +368,13 @@ fn route(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut Cx<'_
 
 /// Sends an answer back across the network, where it may be lost.
 fn respond(world: &mut LabWorld, call: u64, key: String, reply: ApiReply, cx: &mut Cx<'_, Step>) {
-    if lost(world.faults.response_loss_pct.get(), cx) {
+    let fate = world
+        .net
+        .calls
+        .get(&call)
+        .and_then(|c| c.fate)
+        .map(|f| (f, Draw::AnswerLost));
+    if lost(world.faults.response_loss_pct.get(), fate, cx) {
         cx.record(
             Layer::Network,
             EventKind::ResponseLost,

@@ -2,7 +2,7 @@
 //! share (stores, safeguards, faults).
 
 use super::broker::BrokerError;
-use super::calls::ApiStep;
+use super::calls::{ApiStep, Attempt, Draw};
 use super::jobs::{self, Job};
 use super::network::{self, NetStep, Network};
 use super::payments;
@@ -74,6 +74,17 @@ impl LabWorld {
             }
             CrashMode::Always => true,
             CrashMode::Probability(p) => rng.chance(p),
+        }
+    }
+
+    /// Whether the crash at `point` fires while an instance handles attempt `a`: from the
+    /// request's own fate when its caller dealt one, else as [`LabWorld::crash_fires`] does.
+    pub fn crash_fires_on(&mut self, point: CrashPoint, a: &Attempt, rng: &mut Rng) -> bool {
+        match (self.faults.crash_mode(point), a.req.fate) {
+            (CrashMode::Probability(p), Some(fate)) => {
+                fate.chance(Draw::Crash(point, a.attempt), p)
+            }
+            _ => self.crash_fires(point, rng),
         }
     }
 

@@ -10,8 +10,8 @@ use super::calc::decimal;
 use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_args, tr_id};
 use crate::domain::day::{
-    extrapolated, seconds_at, transfers_at, DayGuards, DayReport, DayRun, DayStatus, DEFAULT_SCALE,
-    LESSON_TICKETS_AFTER, LESSON_TICKETS_BEFORE, SCALES,
+    expected_double_charges, extrapolated, seconds_at, transfers_at, DayGuards, DayReport, DayRun,
+    DayStatus, DEFAULT_SCALE, LESSON_TICKETS_AFTER, LESSON_TICKETS_BEFORE, SCALES,
 };
 
 /// Starts the day at a scale, or answers the one running or run (`server::day`).
@@ -155,6 +155,7 @@ pub fn DayPage() -> impl IntoView {
                     <li>{move || tr!("day-assume-crash")}</li>
                     <li>{move || tr!("day-assume-ticket")}</li>
                     <li>{move || tr!("day-assume-accounts")}</li>
+                    <li>{move || tr!("day-assume-paired")}</li>
                 </ul>
             </section>
             <section class="panel" aria-labelledby="day-run-title">
@@ -188,6 +189,7 @@ pub fn DayPage() -> impl IntoView {
                         .collect_view()}
                 </fieldset>
                 <p class="hint">{move || tr!("day-scale-hint")}</p>
+                <Expected scale=scale />
                 <div class="controls">
                     <button type="button" class="primary" data-testid="day-run" disabled=move || running() || status() == Some(DayStatus::Done) on:click=run>
                         {move || match status() {
@@ -263,6 +265,64 @@ fn Progress(report: DayReport) -> impl IntoView {
     }
 }
 
+/// What a day at the picked scale can show: the double charges expected with every guard off,
+/// and their range. Below one expected, a 0 is chance, and the line says so.
+#[component]
+fn Expected(scale: RwSignal<u32>) -> impl IntoView {
+    let line = move || {
+        let s = scale.get();
+        let (mean, lo, hi) = expected_double_charges(s);
+        let args = [
+            ("scale", decimal(f64::from(s), 0)),
+            ("mean", decimal(mean, if mean < 10.0 { 1 } else { 0 })),
+            ("lo", decimal(lo as f64, 0)),
+            ("hi", decimal(hi as f64, 0)),
+        ];
+        let id = if mean < 1.0 {
+            "day-expected-too-small"
+        } else {
+            "day-expected"
+        };
+        (mean < 1.0, tr_args(id, &args))
+    };
+    view! {
+        <p class="day-expected" data-testid="day-expected" data-too-small=move || line().0.to_string()>
+            {move || line().1}
+        </p>
+    }
+}
+
+/// The line over the findings: the faults both runs met (the same in both, as the runs draw
+/// each send's luck from that send's own numbers) and what they became in each. `None` until
+/// both runs have drained; `true` beside it when the faults match.
+fn paired_line(report: &DayReport) -> Option<(bool, String)> {
+    let on = report.run(DayGuards::On)?;
+    let off = report.run(DayGuards::Off)?;
+    let (f_on, f_off) = (on.faults?, off.faults?);
+    let (d_on, d_off) = (on.damage.as_ref()?, off.damage.as_ref()?);
+    let same = f_on.met() == f_off.met();
+    let n = |v: u64| decimal(v as f64, 0);
+    let args = [
+        ("requests", n(f_on.requests_lost)),
+        ("answers", n(f_on.answers_lost)),
+        ("crashes", n(f_on.crashes)),
+        ("replays", n(f_on.replays)),
+        (
+            "harm_on",
+            n((d_on.double_charges + d_on.double_credits + d_on.lost_events) as u64),
+        ),
+        ("charges", n(d_off.double_charges as u64)),
+        ("credits", n(d_off.double_credits as u64)),
+        ("lost", n(d_off.lost_events as u64)),
+    ];
+    let id = if same {
+        "day-paired"
+    } else {
+        "day-paired-differ"
+    };
+    Some((same, tr_args(id, &args)))
+}
+
 /// A row of the findings table: the figure it reads from a run.
 type Figure = fn(&DayRun) -> Option<f64>;
 
@@ -274,9 +334,18 @@ fn Findings(report: DayReport) -> impl IntoView {
     let rows: Vec<(&'static str, Figure)> = vec![
         ("day-row-sent", |r| Some(r.sent as f64)),
         ("day-row-requests", |r| Some(r.requests as f64)),
+        ("day-row-requests-lost", |r| {
+            r.faults.map(|f| f.requests_lost as f64)
+        }),
+        ("day-row-answers-lost", |r| {
+            r.faults.map(|f| f.answers_lost as f64)
+        }),
+        ("day-row-crashes", |r| r.faults.map(|f| f.crashes as f64)),
         ("day-row-timeouts", |r| Some(r.timeouts as f64)),
         ("day-row-retries", |r| Some(r.retries as f64)),
         ("day-row-receipts", |r| Some(r.receipts as f64)),
+        ("day-row-replays", |r| r.faults.map(|f| f.replays as f64)),
+        ("day-row-caught", |r| r.faults.map(|f| f.caught as f64)),
         ("day-row-given-up", |r| Some(r.given_up as f64)),
         ("day-row-double-charges", |r| Measure::DoubleCharges.of(r)),
         ("day-row-double-credits", |r| Measure::DoubleCredits.of(r)),
@@ -289,6 +358,7 @@ fn Findings(report: DayReport) -> impl IntoView {
             r.invariants_broken.map(|n| n as f64)
         }),
     ];
+    let paired = paired_line(&report);
     let runs = report.runs.clone();
     let value = move |guards: DayGuards, m: Measure| {
         let measured = runs
@@ -316,6 +386,9 @@ fn Findings(report: DayReport) -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="day-found-title" data-testid="day-findings">
             <h2 id="day-found-title">{move || tr!("day-found-title")}</h2>
+            {paired.map(|(same, line)| view! {
+                <p class="day-paired" data-testid="day-paired" data-same=same.to_string()>{line}</p>
+            })}
             <table class="calc-points day-table">
                 <caption>{move || tr_args("day-table-caption", &[("scale", decimal(f64::from(scale), 0))])}</caption>
                 <thead>

@@ -144,7 +144,7 @@ async fn check_key(
         );
         // Should this request die before completing, recovery looks at it after 60 s.
         cx.schedule_at(recovery::look_at(now), Step::STUCK_RECOVERY);
-        if world.crash_fires(CrashPoint::ApiAfterClaim, cx.rng()) {
+        if world.crash_fires_on(CrashPoint::ApiAfterClaim, a, cx.rng()) {
             cx.record(
                 Layer::Api,
                 EventKind::InstanceCrashed,
@@ -464,7 +464,7 @@ async fn after_commit(
 ) -> Result<(), StepError> {
     let key = Some(a.req.key.to_string());
     let outbox = world.safeguards.is_on(Safeguard::Outbox);
-    if world.crash_fires(CrashPoint::ApiAfterCommit, cx.rng()) {
+    if world.crash_fires_on(CrashPoint::ApiAfterCommit, &a, cx.rng()) {
         cx.record(
             Layer::Api,
             EventKind::InstanceCrashed,

@@ -203,6 +203,27 @@ impl SandboxHandle {
         rows.into_iter().map(EventRow::into_event).collect()
     }
 
+    /// How many events of each kind the whole log holds, by kind id (`request_lost` …): what a
+    /// day's run met, as the server recorded it. Reads the log directly.
+    pub async fn event_counts(&self) -> Result<std::collections::HashMap<String, u64>, LabError> {
+        let rows: Vec<(String, i64)> =
+            sqlx::query_as("SELECT kind, COUNT(*) FROM events GROUP BY kind")
+                .fetch_all(&mut *self.log.conn(StoreName::Lab).await?)
+                .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(k, n)| (k, n.max(0) as u64))
+            .collect())
+    }
+
+    /// How many events of the whole log are marked caught: duplicates a guard stopped.
+    pub async fn caught_count(&self) -> Result<u64, LabError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE outcome = 'caught'")
+            .fetch_one(&mut *self.log.conn(StoreName::Lab).await?)
+            .await?;
+        Ok(n.max(0) as u64)
+    }
+
     /// Checks the sandbox's invariants between two steps (see `server::invariants`).
     pub async fn check(&self) -> Result<invariants::Report, LabError> {
         self.ask(Command::Check).await

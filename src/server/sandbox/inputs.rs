@@ -3,6 +3,7 @@
 //! it acts, so a run replays it ([`Owner::apply_input`]).
 
 use super::*;
+use crate::server::calls::Fate;
 
 impl Owner {
     /// Puts a transfer on the wire: its intent is noted (ground truth for the damage meter) and
@@ -17,6 +18,7 @@ impl Owner {
             key: request.key.clone(),
             intent: request.intent.clone(),
             body: request.body.clone(),
+            fate: request.fate.map(|f| f.0),
         })
         .await?;
         sqlx::query(
@@ -28,7 +30,7 @@ impl Owner {
         .bind(self.sim.now())
         .execute(&mut *self.world.stores.conn(StoreName::Lab).await?)
         .await?;
-        let call = self.world.net.accept(reply);
+        let call = self.world.net.accept(reply, request.fate);
         let now = self.sim.now();
         self.sim.schedule_at(
             now,
@@ -113,8 +115,10 @@ impl Owner {
                 key,
                 intent,
                 body,
+                fate,
             } => {
-                let request = TransferRequest::new(&user, key, body, intent);
+                let mut request = TransferRequest::new(&user, key, body, intent);
+                request.fate = fate.map(Fate);
                 // Nobody waits for the answer: the replay is the steps, not the caller.
                 let (reply, _) = oneshot::channel();
                 self.accept_transfer(request, reply).await
