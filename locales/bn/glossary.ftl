@@ -119,3 +119,27 @@ gloss-two_generals-where = অধ্যায় ০৬-এর "দুই সে
 gloss-unknown_outcome-term = অজানা ফল (timeout)
 gloss-unknown_outcome-means = সময়মতো উত্তর না এলে অ্যাপের হাতে যা থাকে: request হয়তো হারিয়েছে, নয়তো টাকা চলে গেছে আর হারিয়েছে শুধু উত্তরটা, আর ফোন থেকে দুটোকে আলাদা করা যায় না। timeout-এর সৎ পাঠ "অজানা", কখনো "ব্যর্থ" নয়।
 gloss-unknown_outcome-where = অধ্যায় ০১: timeline ফোনের timeout-কে অজানা বলে চিহ্নিত করে, অথচ payments.ledger-এ debit তখনই লেখা হয়ে গেছে।
+
+gloss-stored_response-term = জমা রাখা উত্তর (stored response)
+gloss-stored_response-means = প্রথমবার request সামলানোর সময় server idempotency key-র পাশে যে উত্তরটা রেখে দেয়: status code আর body, রসিদ সহ। একই key নিয়ে retry এলে দ্বিতীয় transfer না করে হুবহু এই উত্তরটাই আবার যায়, ফলে অ্যাপ জানতে পারে প্রথমবার কী হয়েছিল।
+gloss-stored_response-where = অধ্যায় ০৪: payments.idempotency_keys প্রতিটা key-র জন্য response_code আর response_body রাখে; timeline replay-কে জমা উত্তর আবার পাঠানো বলে চিহ্নিত করে।
+
+gloss-retry-term = retry (আবার চেষ্টা)
+gloss-retry-means = উত্তর আসেনি বা উত্তরে পরে চেষ্টা করতে বলেছে বলে request আবার পাঠানো। Server যদি এটাকে নতুন request থেকে আলাদা করতে পারে তবেই retry নিরাপদ: একই idempotency key থাকলে এটা একই transfer; নতুন key বা key না থাকলে দ্বিতীয় একটা।
+gloss-retry-where = অধ্যায় ০১: timeout-এর পর শিমুলের দ্বিতীয় ট্যাপ; button আর app লেনে প্রতিটা পাঠানো দেখা যায়।
+
+gloss-exactly_once-term = exactly-once delivery (ঠিক একবার পৌঁছানো)
+gloss-exactly_once-means = যে network জিনিস হারাতে পারে তার ওপর দিয়ে একটা message একবার এবং কেবল একবার পৌঁছে দেওয়া: এটা পাওয়া যায় না, কারণ acknowledgement হারালে পাঠানো পক্ষ জানে না message পৌঁছেছে কি না। তার বদলে বানানো হয় at-least-once delivery আর idempotent processing: effectively-once।
+gloss-exactly_once-where = অধ্যায় ০৬: broker-এর acknowledgement হারায়, producer আবার পাঠায়, আর কেবল consumer-এর inbox ফলটাকে একবারে রাখে।
+
+gloss-load_balancer-term = load balancer
+gloss-load_balancer-means = API instance-গুলোর সামনের যন্ত্র, যে প্রতিটা request কোনো একটা instance-কে দেয়। কোনো instance উত্তর দিতে দেরি করলে সে একই request আরেকটাকে পাঠাতে পারে: এমন একটা ডুপ্লিকেট যা কোনো ব্যবহারকারী বানায়নি।
+gloss-load_balancer-where = অধ্যায় ০৫: load balancer লেনে দেখা যায় request পাঠানো হলো, আর অপেক্ষা ফুরোলে অন্য instance-এ আবার পাঠানো হলো।
+
+gloss-primary_key-term = primary key (unique constraint)
+gloss-primary_key-means = Database নিজে যে নিয়ম মানায়: দুটো row-এর এই মান এক হতে পারবে না। একই মুহূর্তে একই key INSERT করতে চাওয়া দুটো request দুজনেই জিততে পারে না; একটা INSERT সফল হয়, অন্যটা ব্যর্থ। তাই ডুপ্লিকেট ধরা হয় INSERT করে, আগে খুঁজে দেখে নয়।
+gloss-primary_key-where = অধ্যায় ০৩: atomic claim-এর INSERT payments.idempotency_keys-এ, যার primary key হলো user আর key; দৌড়ে হেরে যাওয়া request বিজয়ীর row পায়।
+
+gloss-ack-term = acknowledgement (ack, প্রাপ্তিস্বীকার)
+gloss-ack-means = ছোট্ট উত্তর যা বলে message পৌঁছেছে: producer-কে broker-এর ack, broker-কে consumer-এর offset commit। হারানো ack দেখতে হুবহু হারানো message-এর মতো, তাই পাঠানো পক্ষ আবার পাঠায়, আর গ্রহণকারীকে কপির জন্য তৈরি থাকতে হয়।
+gloss-ack-where = অধ্যায় ০৬: broker লেনে ack হারানো চিহ্নিত হয়, আর তার পরের producer-এর আবার পাঠানো।

@@ -119,3 +119,27 @@ gloss-two_generals-where = Chapter 6's panel "The Two Generals", where the messe
 gloss-unknown_outcome-term = Unknown outcome (timeout)
 gloss-unknown_outcome-means = What the app is left with when no answer comes in time: the request may have been lost, or the money may have left and only the answer was lost, and from the phone both look alike. The honest reading of a timeout is "unknown", never "failed".
 gloss-unknown_outcome-where = Chapter 1: the timeline marks the phone's timeout as unknown while payments.ledger already holds the debit.
+
+gloss-stored_response-term = Stored response
+gloss-stored_response-means = The answer the server saved beside an idempotency key when it first handled the request: the status code and the body, receipt and all. A retry with the same key gets this answer again, byte for byte, instead of a second transfer, so the app learns what happened the first time.
+gloss-stored_response-where = Chapter 4: payments.idempotency_keys keeps response_code and response_body for each key; the timeline marks a replay as the stored answer sent again.
+
+gloss-retry-term = Retry
+gloss-retry-means = Sending a request again because no answer came, or the answer said to try later. A retry is only safe when the server can tell it from a new request: with the same idempotency key it is the same transfer; with a new key, or none, it is a second one.
+gloss-retry-where = Chapter 1: Shimul's second tap after the timeout; the button lane and the app lane show each send.
+
+gloss-exactly_once-term = Exactly-once delivery
+gloss-exactly_once-means = A message delivered once and only once across a network that can lose things: it cannot be had, because the sender cannot know whether a lost acknowledgement means the message arrived. What systems build instead is at-least-once delivery with idempotent processing: effectively-once.
+gloss-exactly_once-where = Chapter 6: the broker's acknowledgement lost, the producer sends again, and only the consumer's inbox keeps the effect single.
+
+gloss-load_balancer-term = Load balancer
+gloss-load_balancer-means = The machine in front of the API instances that hands each request to one of them. When an instance is slow to answer, it may send the same request to another one: a duplicate that no user made.
+gloss-load_balancer-where = Chapter 5: the load balancer lane shows a request routed, and retried on the other instance after its wait ran out.
+
+gloss-primary_key-term = Primary key (unique constraint)
+gloss-primary_key-means = A rule the database itself enforces: no two rows may share this value. Two requests that try to insert the same key at the same moment cannot both win; one insert succeeds and the other fails. That is why a duplicate is caught by inserting, not by looking first.
+gloss-primary_key-where = Chapter 3: the atomic claim's INSERT into payments.idempotency_keys, whose primary key is the user and the key; the loser of the race gets the winner's row.
+
+gloss-ack-term = Acknowledgement (ack)
+gloss-ack-means = The short answer that says a message was received: the broker's to the producer, the consumer's offset commit to the broker. A lost ack looks exactly like a lost message, so the sender sends again, and the receiver must be ready for the copy.
+gloss-ack-where = Chapter 6: the broker lane marks an ack lost, and the producer's resend that follows.

@@ -193,6 +193,28 @@ pub fn tr_id(id: &str) -> String {
     i18n().tr(id)
 }
 
+/// Whether the page's language has a message with this id (an optional part of a chapter).
+pub fn has(id: &str) -> bool {
+    let lang = i18n().language.get();
+    strings::with(lang, |bundle| bundle.has_message(id)).unwrap_or(false)
+}
+
+/// A message in a given language, whatever the page's (the glossary's other-script names); its
+/// id when that language's sentences are not here.
+pub fn tr_in(lang: Lang, id: &str) -> String {
+    strings::with(lang, |bundle| {
+        let pattern = bundle.get_message(id)?.value()?;
+        let mut errors = Vec::new();
+        Some(
+            bundle
+                .format_pattern(pattern, None, &mut errors)
+                .into_owned(),
+        )
+    })
+    .flatten()
+    .unwrap_or_else(|| id.to_owned())
+}
+
 /// Looks up a message with arguments; every argument is already written for the language.
 pub fn tr_args(id: &str, args: &[(&'static str, String)]) -> String {
     let mut map = FluentArgs::new();

@@ -23,8 +23,21 @@ impl Term {
     }
 }
 
+/// Whether a term whose words are `words` is found by the query `q`: every query matches the
+/// words as typed, case aside, in either script (an empty query matches all). The glossary's
+/// script does the same in the browser.
+pub fn matches(words: &str, q: &str) -> bool {
+    let q = q.trim().to_lowercase();
+    q.is_empty() || words.to_lowercase().contains(&q)
+}
+
 /// Every term, in alphabetical order of its English name.
 pub const TERMS: &[Term] = &[
+    Term {
+        id: "ack",
+        english: "Acknowledgement (ack)",
+        chapter: 6,
+    },
     Term {
         id: "at_least_once",
         english: "At-least-once",
@@ -59,6 +72,11 @@ pub const TERMS: &[Term] = &[
         id: "epoch_fencing",
         english: "Epoch and fencing",
         chapter: 7,
+    },
+    Term {
+        id: "exactly_once",
+        english: "Exactly-once delivery",
+        chapter: 6,
     },
     Term {
         id: "fingerprint",
@@ -106,6 +124,11 @@ pub const TERMS: &[Term] = &[
         chapter: 4,
     },
     Term {
+        id: "load_balancer",
+        english: "Load balancer",
+        chapter: 5,
+    },
+    Term {
         id: "natural_idempotency",
         english: "Natural idempotency",
         chapter: 5,
@@ -124,6 +147,11 @@ pub const TERMS: &[Term] = &[
         id: "partition_drop",
         english: "Partition drop",
         chapter: 4,
+    },
+    Term {
+        id: "primary_key",
+        english: "Primary key (unique constraint)",
+        chapter: 3,
     },
     Term {
         id: "producer_id",
@@ -151,9 +179,19 @@ pub const TERMS: &[Term] = &[
         chapter: 8,
     },
     Term {
+        id: "retry",
+        english: "Retry",
+        chapter: 1,
+    },
+    Term {
         id: "sequence_number",
         english: "Sequence number",
         chapter: 7,
+    },
+    Term {
+        id: "stored_response",
+        english: "Stored response",
+        chapter: 4,
     },
     Term {
         id: "stuck_recovery",

@@ -4,16 +4,56 @@
 use crate::tr;
 use leptos::prelude::*;
 
-use crate::app::i18n::{digits, is_bn, tr_args, tr_id};
-use crate::domain::glossary::TERMS;
+use crate::app::i18n::{digits, is_bn, tr_args, tr_id, tr_in, Lang};
+use crate::domain::glossary::{matches, TERMS};
+
+/// The search's few lines of script: the page is sent without the app's code (app/mod.rs,
+/// `SERVER_ONLY`), so the field filters the entries itself as one types, by the words each
+/// entry carries in `data-words` (both languages' names and the meaning), and keeps the query
+/// in the address for a reload or a link. Without script, the form asks the server (`?q=`).
+const SEARCH_SCRIPT: &str = r#"(function(){var f=document.getElementById('glossary-search'),c=document.getElementById('glossary-count');if(!f)return;function n(t){return t.normalize('NFC').toLowerCase()}function run(){var q=n(f.value.trim()),k=0;document.querySelectorAll('[data-testid="glossary-term"]').forEach(function(e){var hit=!q||n(e.getAttribute('data-words')).indexOf(q)>=0;e.hidden=!hit;if(hit)k++});c.textContent=c.getAttribute(k?'data-some':'data-none').replace('#',k);c.setAttribute('data-count',k);history.replaceState(null,'',q?'?q='+encodeURIComponent(f.value.trim()):location.pathname)}f.addEventListener('input',run);f.form.addEventListener('submit',function(e){e.preventDefault();run()});if(f.value)run()})();"#;
 
 #[component]
 pub fn GlossaryPage() -> impl IntoView {
+    let query = leptos_router::hooks::use_query_map();
+    let q = query.with_untracked(|m| m.get("q")).unwrap_or_default();
+    let q = q.trim().chars().take(80).collect::<String>();
+    let shown = TERMS.iter().filter(|t| matches(&words(t), &q)).count();
+    let count = move || {
+        if shown == 0 {
+            tr!("glossary-none")
+        } else {
+            tr_args("glossary-count", &[("n", digits(&shown.to_string()))])
+        }
+    };
     view! {
         <div class="course-page glossary-page">
             <section class="panel">
                 <h1>{move || tr!("glossary-title")}</h1>
                 <p>{move || tr!("glossary-intro")}</p>
+                <form class="glossary-search" method="get" action="/glossary" role="search">
+                    <label for="glossary-search">{move || tr!("glossary-search")}</label>
+                    <input
+                        id="glossary-search"
+                        name="q"
+                        type="search"
+                        data-testid="glossary-search"
+                        value=q.clone()
+                        autocomplete="off"
+                        placeholder=move || tr!("glossary-search-hint")
+                    />
+                    <p
+                        id="glossary-count"
+                        class="hint"
+                        role="status"
+                        data-testid="glossary-count"
+                        data-count=shown
+                        data-some=move || tr_args("glossary-count", &[("n", "#".to_owned())])
+                        data-none=move || tr!("glossary-none")
+                    >
+                        {count}
+                    </p>
+                </form>
             </section>
             <section class="panel">
                 <dl class="glossary">
@@ -22,8 +62,10 @@ pub fn GlossaryPage() -> impl IntoView {
                         .map(|t| {
                             let id = t.id;
                             let ch = t.chapter;
+                            let words = words(t);
+                            let hidden = !matches(&words, &q);
                             view! {
-                                <div class="glossary-entry" id=format!("gloss-{id}") data-testid="glossary-term" data-term=id>
+                                <div class="glossary-entry" id=format!("gloss-{id}") data-testid="glossary-term" data-term=id data-words=words hidden=hidden>
                                     <dt>
                                         <span class="term">{move || tr_id(&format!("gloss-{id}-term"))}</span>
                                         // The English name beside the Bangla one; the English
@@ -49,6 +91,20 @@ pub fn GlossaryPage() -> impl IntoView {
                         .collect_view()}
                 </dl>
             </section>
+            <script nonce=leptos::nonce::use_nonce() inner_html=SEARCH_SCRIPT></script>
         </div>
     }
+}
+
+/// What a term is found by, in both scripts: its English name, its Bangla and English names
+/// from the sentences, and what it means in both.
+fn words(t: &crate::domain::glossary::Term) -> String {
+    let mut words = t.english.to_owned();
+    for lang in [Lang::Bn, Lang::En] {
+        for part in ["term", "means"] {
+            words.push(' ');
+            words.push_str(&tr_in(lang, &format!("gloss-{}-{part}", t.id)));
+        }
+    }
+    words
 }
