@@ -121,7 +121,7 @@ test('an order question and a number question are answered through their own con
   await expect(number).toHaveAttribute('data-right', 'false');
   // The reveal's link opens the lab with the preset loaded and the chapter open.
   const href = await number.getByTestId('quiz-demo').getAttribute('href');
-  expect(href).toMatch(/^\/lab\?scenario=\d+&variant=\w+&chapter=\d$/);
+  expect(href).toMatch(/^\/lab\?fresh=1&scenario=\d+&variant=\w+&chapter=\d$/);
   await number.getByTestId('quiz-demo').click();
   await page.waitForURL(/\/lab\/[0-9a-f-]{36}\?chapter=\d$/);
   await page.locator('html[data-hydrated]').waitFor();
@@ -141,6 +141,37 @@ test('a glossary term links to the chapter whose lab shows it', async ({ page })
   await inbox.getByTestId('glossary-link').click();
   await page.waitForURL(/\/lab\/[0-9a-f-]{36}\?chapter=\d$/);
   await expect(page.getByTestId('chapter')).toHaveAttribute('data-chapter', chapter);
+});
+
+test('the glossary finds a term as one types, in either script, and keeps the search on a reload', async ({ page }) => {
+  await open(page, '/glossary');
+  const search = page.getByTestId('glossary-search');
+  const shown = page.locator('[data-testid="glossary-term"]:visible');
+  const all = await page.getByTestId('glossary-term').count();
+  // The lesson's "stored response" has an entry of its own.
+  await expect(page.locator('[data-term="stored_response"]')).toHaveCount(1);
+  // Latin letters on a Bangla page: the English names.
+  await search.fill('stored resp');
+  await expect(shown).toHaveCount(1);
+  await expect(shown.first()).toHaveAttribute('data-term', 'stored_response');
+  await expect(page.getByTestId('glossary-count')).toHaveAttribute('data-count', '1');
+  // Bangla letters: the Bangla names and meanings, whichever language the page is in.
+  await search.fill('জমা রাখা উত্তর');
+  await expect(shown.first()).toHaveAttribute('data-term', 'stored_response');
+  await search.fill('qqqzz');
+  await expect(shown).toHaveCount(0);
+  await expect(page.getByTestId('glossary-count')).toHaveAttribute('data-count', '0');
+  // The search is in the address: a reload (drawn by the server) keeps it.
+  await search.fill('retry');
+  await expect(page).toHaveURL(/\?q=retry$/);
+  const found = await shown.count();
+  expect(found).toBeGreaterThan(0);
+  expect(found).toBeLessThan(all);
+  await page.reload();
+  await expect(search).toHaveValue('retry');
+  await expect(shown).toHaveCount(found);
+  await search.fill('');
+  await expect(shown).toHaveCount(all);
 });
 
 test('the summary draws the path with a guard at every stop and links the seven points to the lab', async ({ page }) => {

@@ -83,6 +83,9 @@ test('a reset and a preset load start the meter, the timeline and the attacks af
   await page.getByTestId('chapter-next').click();
   await expect(page.getByTestId('chapter')).toHaveAttribute('data-chapter', '2');
   await page.getByTestId('preset-load').click();
+  // The sandbox holds the tap of chapter 01: the start asks before it clears it.
+  await expect(page.getByTestId('wipe-ask')).toHaveAttribute('data-transfers', '1');
+  await page.getByTestId('wipe-confirm').click();
   await expect(lab.kind('scenario_loaded').or(lab.kind('sandbox_reset')).first()).toBeVisible();
   await expect(lab.figure('intents')).toHaveAttribute('data-value', '0');
   await expect(page.locator('.lane-row.dimmed')).toHaveCount(0);

@@ -63,6 +63,7 @@ test('back and forward between chapters keep each one where it was', async ({ pa
 
 test('the glossary, the summary and a quiz answer link back into a started chapter', async ({ page }) => {
   const lab = await started(page);
+  const mine = lab.sandboxId();
   for (const from of ['/glossary', '/summary']) {
     await page.goto(from);
     await lab.hydrated();
@@ -70,18 +71,24 @@ test('the glossary, the summary and a quiz answer link back into a started chapt
     await page.waitForURL(/\/lab\/[0-9a-f-]{36}\?chapter=1$/);
     await backWithTicks(page, lab);
   }
-  // A quiz answer's "see it in the lab" loads its scenario into this sandbox beside its chapter.
+  // A quiz answer's "see it in the lab" loads its scenario beside its chapter, in a fresh
+  // sandbox: the student's started run is left as it is.
   await page.goto('/quiz');
   await lab.hydrated();
-  const demo = '/lab?scenario=1&variant=unguarded&chapter=1';
+  const demo = '/lab?fresh=1&scenario=1&variant=unguarded&chapter=1';
   await page.goto(demo);
   await page.waitForURL(/\/lab\/[0-9a-f-]{36}\?chapter=1$/);
   await lab.hydrated();
   await expect(page.getByTestId('chapter')).toHaveAttribute('data-chapter', '1');
   await expect(step(page, 1)).toHaveAttribute('data-done', 'true');
+  expect(lab.sandboxId()).not.toBe(mine);
+  await expect(step(page, 2)).toHaveAttribute('data-done', 'false');
   const taps = Number(await lab.phoneMessage.getAttribute('data-taps'));
   await lab.send.click();
   await expect(lab.phoneMessage).toHaveAttribute('data-taps', String(taps + 1));
+  // The started run is still there, its ticks with it.
+  await page.goto(`/lab/${mine}?chapter=1`);
+  await backWithTicks(page, lab);
   lab.expectNoErrors();
 });
 
@@ -97,7 +104,7 @@ test('the other language, mid-chapter and from the front page, keeps the ticks',
   await backWithTicks(page, lab);
   await page.goto('/');
   await lab.hydrated();
-  await page.getByTestId('start-course').click();
+  await page.getByTestId('course-continue').click();
   await page.waitForURL(/\/lab\/[0-9a-f-]{36}\?chapter=1$/);
   await backWithTicks(page, lab);
   lab.expectNoErrors();

@@ -743,3 +743,30 @@ mirror-missing-text = এই শুধু-দেখার লিংক এই �
 mirror-presenter = প্রেজেন্টার বিন্যাস
 lab-locked-note = ডেমোর জন্য আপনার শিক্ষক সুইচগুলো তালা দিয়েছেন: কী ঘটে দেখুন। Send এখনো কাজ করে।
 fn-error-frozen = আপনার শিক্ষক পুরো ক্লাসের ঘড়ি থামিয়ে রেখেছেন। তিনি আবার চালু করলে ঘড়ি চলবে।
+
+## Asked before a reset (app/lab/wipe.rs)
+wipe-title = এই sandbox-এ আবার শুরু করবেন?
+wipe-lost = শেষ শুরুর পর থেকে এই sandbox-এ আপনার নিজের run আছে (পাঠানো transfer: { $transfers }; আপনার অন্য পদক্ষেপ: { $other })। Load করলে সেটা মুছে যাবে, ledger, event আর timeline সহ।
+wipe-hint = এই run যেমন আছে তেমন রাখতে:
+wipe-fresh = এই শুরুটা নতুন একটা sandbox-এ খুলুন
+wipe-yes = মুছে load করুন
+wipe-no = আমার run রাখুন
+
+## Where a student left off (app/course/progress.rs)
+course-continue = যেখানে ছিলেন সেখান থেকে: অধ্যায় { $n }, ধাপ { $k }
+course-continue-finished = কোর্স শেষ করেছেন: আবার দেখে নিন
+course-start-over = অধ্যায় ০১ থেকে আবার শুরু করুন
+course-start-over-ask = নতুন একটা sandbox-এ অধ্যায় ০১ থেকে কোর্সটা আবার শুরু করবেন? যে sandbox-এ কাজ করছিলেন সেটা যেমন আছে তেমনই থাকবে, তবে "যেখানে ছিলেন" তখন নতুনটায় নিয়ে যাবে।
+course-start-over-yes = আবার শুরু করুন
+course-start-over-no = যেখানে আছি সেখানেই থাকি
+course-finished-title = কোর্স শেষ হলো
+course-finished-text = পাঠের প্রতিটা ডুপ্লিকেট আপনার চোখের সামনে জন্মেছে, আর প্রতিটা পাহারাদার একটা করে ধরেছে। শিমুলের ট্যাপ থেকে তিথির SMS পর্যন্ত পুরো পথটা এখানে, প্রতিটা থামার জায়গায় কোন পাহারা আছে আর সে কী থামায় সহ।
+course-finished-quiz = নিজেকে যাচাই করুন: কুইজ
+course-finished-summary = সারসংক্ষেপ আর মনে রাখার সাতটা কথা
+course-finished-day = PocketPay-র পুরো একটা দিন, পাহারা সহ আর ছাড়া
+
+## Why the same key keeps answering "still being processed" (app/lab/phone/mod.rs)
+phone-wait-recovery = এই key-র প্রথম চেষ্টাটা এখনো প্রক্রিয়াধীন বলে চিহ্নিত (key দাবি করার পর তার instance হয়তো মারা গেছে)। আটকে থাকা key উদ্ধারের কাজ ল্যাবের ঘড়িতে { $at }-এ, মানে { $s } সেকেন্ড পরে, এটাকে ছেড়ে দেবে; ততক্ষণ এই key নিয়ে প্রতিটা retry একই উত্তর পাবে।
+phone-wait-stuck = এই key-র প্রথম চেষ্টাটা এখনো প্রক্রিয়াধীন বলে চিহ্নিত, আর আটকে থাকা key উদ্ধারের কাজ বন্ধ: key-র window শেষ না হওয়া পর্যন্ত কিছুই একে ছাড়বে না, তাই এই key নিয়ে প্রতিটা retry একই উত্তর পাবে।
+chapter-differs-title = পাঠের নকশা থেকে ল্যাব কোথায় আলাদা, আর কেন
+ch04-differs = পাঠে key-র row, debit আর জমা উত্তর একটাই transaction-এ লেখা হয়, key (user_id, idem_key)। এখানে claim আগে আলাদা করে key-কে IN_PROGRESS হিসেবে commit করে, তারপর debit আর জমা উত্তর একসাথে commit হয়, আর key-র table-এর key হলো (partition_day, user_id, idem_key)। টাকার ধাপ ধীর বা দূরের হলে payment API এভাবেই ভাগ করে: একটা transaction হলে সেই call-এর পুরো সময় lock ধরে রাখতে হতো, আর crash কখনো key-কে আধাআধি রেখে যেতে পারত না, ফলে অধ্যায় ০৯-এর আটকে থাকা key দেখানোই যেত না। Key-তে দিন থাকায় ৪৮ ঘণ্টার window একটা পুরো দিনের একটা DROP দিয়ে শেষ হয়; lookup window-এর ভেতরের প্রতিটা দিন পড়ে, তাই যেদিনই claim হোক key খুঁজে পাওয়া যায়।

@@ -770,3 +770,30 @@ mirror-missing-text = This read-only link names no lab on this server. It may ha
 mirror-presenter = Presenter layout
 lab-locked-note = Your instructor has locked the switches for a demo: watch what happens. Send still works.
 fn-error-frozen = Your instructor has frozen the clock for the whole class. It runs again when they thaw it.
+
+## Asked before a reset (app/lab/wipe.rs)
+wipe-title = Start over in this sandbox?
+wipe-lost = Since its last start this sandbox holds your own run (transfers sent: { $transfers }; other steps of yours: { $other }). Loading clears it, with its ledger, its events and its timeline.
+wipe-hint = To keep this run as it is:
+wipe-fresh = open this start in a fresh sandbox
+wipe-yes = Clear it and load
+wipe-no = Keep my run
+
+## Where a student left off (app/course/progress.rs)
+course-continue = Continue: chapter { $n }, step { $k }
+course-continue-finished = You finished the course: look back at it
+course-start-over = Start over from chapter 01
+course-start-over-ask = Start the course again from chapter 01, in a fresh sandbox? The sandbox you worked in is left as it is, but "continue" will lead to the new one.
+course-start-over-yes = Start over
+course-start-over-no = Keep my place
+course-finished-title = You finished the course
+course-finished-text = Every duplicate of the lesson has been born in front of you, and every guard has caught one. Here is the whole way from Shimul's tap to Tithi's SMS, with the guard that stands at each stop and what it stops.
+course-finished-quiz = Test yourself: the quiz
+course-finished-summary = The summary and the seven points to remember
+course-finished-day = A whole day at PocketPay, with and without the guards
+
+## Why the same key keeps answering "still being processed" (app/lab/phone/mod.rs)
+phone-wait-recovery = The first attempt with this key is still marked as being processed (its instance may have died after claiming it). Stuck-key recovery frees it at { $at } on the lab clock, in { $s } s; until then every retry with this key gets the same answer.
+phone-wait-stuck = The first attempt with this key is still marked as being processed, and stuck-key recovery is off: nothing will free this key until its window ends, so every retry with it gets the same answer.
+chapter-differs-title = Where the lab differs from the lesson's sketch, and why
+ch04-differs = The lesson writes the key's row, the debit and the stored answer in one transaction, keyed by (user_id, idem_key). Here the claim commits the key as IN_PROGRESS on its own first, then the debit and the stored answer commit together, and the key's table is keyed by (partition_day, user_id, idem_key). The split is what a payment API does when the money step is slow or remote: one transaction would hold its lock across that call, and a crash could never leave a key half done, so the stuck key of chapter 09 could not be shown. The day in the key lets the 48-hour window end with one DROP of a whole day; a lookup reads every day still inside the window, so the key is found whichever day it was claimed on.

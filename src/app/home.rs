@@ -13,7 +13,7 @@ pub fn Home() -> impl IntoView {
             <p>{move || tr!("home-story")}</p>
             <p>{move || tr!("home-layers")}</p>
             <div class="home-ways">
-                <a class="button primary" href="/lab?chapter=1" rel="external" data-testid="start-course">{move || tr!("home-start-course")}</a>
+                <crate::app::course::progress::StartCourse />
                 <a class="button" href="/lab" rel="external">{move || tr!("home-open-lab")}</a>
             </div>
             <p><A href="/day" attr:data-testid="home-day">{move || tr!("home-day")}</A></p>

@@ -98,12 +98,14 @@ impl Question {
 
     /// The lab link that shows the answer live, with the question's chapter open beside it
     /// when that chapter walks the preset (its steps load it, or point at its button), so the
-    /// steps beside the lab are about what it shows: `/lab?scenario=N&variant=v&chapter=C`.
+    /// steps beside the lab are about what it shows: `/lab?fresh=1&scenario=N&variant=v&chapter=C`,
+    /// in a fresh sandbox, so the student's own run is never wiped by it.
     /// A preset no chapter step loads (chapter 02 talks the retry storm and the reused key
     /// through without a walk of their own) opens alone, every panel in view.
     pub fn demo_href(&self) -> String {
         let (scenario, variant) = self.demo;
-        let lab = format!("/lab?scenario={scenario}&variant={}", variant.id());
+        // A fresh sandbox: the student's own run stays as it was (the link says so).
+        let lab = format!("/lab?fresh=1&scenario={scenario}&variant={}", variant.id());
         let demo = super::course::Load { scenario, variant };
         match super::course::chapter(self.chapter) {
             Some(c) if c.first_load() == demo || c.more_loads().contains(&demo) => {
@@ -405,7 +407,10 @@ mod tests {
     fn a_questions_lab_link_opens_a_chapter_that_walks_its_preset() {
         use crate::domain::course::{chapter, Load};
         let q = QUESTIONS.iter().find(|q| q.id == "replay_window").unwrap();
-        assert_eq!(q.demo_href(), "/lab?scenario=11&variant=guarded&chapter=8");
+        assert_eq!(
+            q.demo_href(),
+            "/lab?fresh=1&scenario=11&variant=guarded&chapter=8"
+        );
         // Chapter 02 talks through the retry storm and a reused key without a walk of their
         // own: those answers open the lab alone, not beside a chapter about another scenario.
         let storm = QUESTIONS

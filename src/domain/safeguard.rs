@@ -299,6 +299,16 @@ impl SafeguardsPatch {
     }
 }
 
+/// How long a claim may stay IN_PROGRESS before stuck-key recovery resolves it.
+pub const STUCK_AFTER_MS: i64 = 60_000;
+
+/// When stuck-key recovery looks at (and frees) a key claimed at `claimed_ms` and still
+/// IN_PROGRESS: just past its [`STUCK_AFTER_MS`]. The recovery job is scheduled for this moment
+/// (server/payments/recovery.rs) and the phone says it to a student waiting on a 409.
+pub fn stuck_freed_at(claimed_ms: i64) -> i64 {
+    claimed_ms + STUCK_AFTER_MS + super::clock::SECOND_MS
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

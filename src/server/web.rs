@@ -97,6 +97,9 @@ struct Entrance {
     /// quiz answer's or a glossary term's live demo).
     scenario: Option<String>,
     variant: Option<String>,
+    /// `fresh=1`: a new sandbox even if this browser has one, which is left as it is (a quiz's
+    /// demo, a chapter's start opened beside the student's own run).
+    fresh: Option<String>,
 }
 
 impl Entrance {
@@ -116,7 +119,8 @@ impl Entrance {
 
 /// `GET /lab`: back to this browser's sandbox if it still exists, else a new one;
 /// `GET /lab?seed=N`: a new sandbox with seed N, which becomes this browser's;
-/// `GET /lab?scenario=N&variant=v`: this browser's sandbox (or a new one) with preset N loaded.
+/// `GET /lab?scenario=N&variant=v`: this browser's sandbox (or a new one) with preset N loaded;
+/// `GET /lab?fresh=1…`: a new sandbox whatever this browser has, which becomes its own.
 async fn lab_entrance(
     State(state): State<AppState>,
     Query(entrance): Query<Entrance>,
@@ -141,7 +145,7 @@ async fn lab_entrance(
         .and_then(|c| c.parse::<u8>().ok())
         .map(|c| format!("?chapter={c}"))
         .unwrap_or_default();
-    if seed.is_none() {
+    if seed.is_none() && entrance.fresh.is_none() {
         if let Some(id) = cookie(&headers, SANDBOX_COOKIE) {
             if let Ok(sandbox) = state.sandboxes.get(&id).await {
                 if let Some(preset) = preset {

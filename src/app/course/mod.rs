@@ -6,5 +6,6 @@ pub mod calc;
 pub mod day;
 pub mod glossary;
 pub mod notes;
+pub mod progress;
 pub mod quiz;
 pub mod summary;

@@ -69,6 +69,42 @@ const REMEMBER: [&str; 7] = [
     "/lab?chapter=9",
 ];
 
+/// The path from Shimul's tap to the SMS, a stop at a time, with the guard at each stop and
+/// what it stops: the summary page's map, and the course's last screen. `links`: each stop
+/// with a way into its chapter.
+#[component]
+pub fn GuardPath(links: bool) -> impl IntoView {
+    let testid = if links { "summary-path" } else { "course-path" };
+    view! {
+        <ol class="path" data-testid=testid>
+            {PATH
+                .iter()
+                .map(|s| {
+                    let id = s.id;
+                    let ch = s.chapter;
+                    view! {
+                        <li class="path-stop" data-stop=id>
+                            <span class="path-name">{move || tr_id(&format!("summary-stop-{id}"))}</span>
+                            <span class="path-guard">
+                                {s.guards
+                                    .iter()
+                                    .map(|g| view! { <span class="guard-chip">{move || tr_id(&format!("safeguard-{g}-name"))}</span> })
+                                    .collect_view()}
+                            </span>
+                            <span class="path-stops">{move || tr_id(&format!("summary-stop-{id}-stops"))}</span>
+                            {links.then(|| view! {
+                                <a href=format!("/lab?chapter={ch}") rel="external">
+                                    {move || tr_args("summary-see", &[("n", digits(&format!("{ch:02}")))])}
+                                </a>
+                            })}
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ol>
+    }
+}
+
 #[component]
 pub fn SummaryPage() -> impl IntoView {
     view! {
@@ -79,30 +115,7 @@ pub fn SummaryPage() -> impl IntoView {
             </section>
             <section class="panel" aria-labelledby="path-title">
                 <h2 id="path-title">{move || tr!("summary-path-title")}</h2>
-                <ol class="path" data-testid="summary-path">
-                    {PATH
-                        .iter()
-                        .map(|s| {
-                            let id = s.id;
-                            let ch = s.chapter;
-                            view! {
-                                <li class="path-stop" data-stop=id>
-                                    <span class="path-name">{move || tr_id(&format!("summary-stop-{id}"))}</span>
-                                    <span class="path-guard">
-                                        {s.guards
-                                            .iter()
-                                            .map(|g| view! { <span class="guard-chip">{move || tr_id(&format!("safeguard-{g}-name"))}</span> })
-                                            .collect_view()}
-                                    </span>
-                                    <span class="path-stops">{move || tr_id(&format!("summary-stop-{id}-stops"))}</span>
-                                    <a href=format!("/lab?chapter={ch}") rel="external">
-                                        {move || tr_args("summary-see", &[("n", digits(&format!("{ch:02}")))])}
-                                    </a>
-                                </li>
-                            }
-                        })
-                        .collect_view()}
-                </ol>
+                <GuardPath links=true />
             </section>
             <section class="panel" aria-labelledby="summary-short-title">
                 <h2 id="summary-short-title">{move || tr!("summary-short-title")}</h2>

@@ -11,15 +11,12 @@ use leptos::prelude::*;
 use super::load_scenario;
 use super::stream::LabStream;
 use crate::app::course::notes::RealWorld;
+use crate::app::course::progress::{self as memory, load_latch, save_latch};
 use crate::app::course::quiz::ChapterQuiz;
 use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_id};
-use crate::app::storage;
 use crate::domain::course::{self, Chapter, Load, Panel};
 use crate::domain::realworld::Place;
-
-/// Where finished chapters are remembered in the browser.
-const PROGRESS_KEY: &str = "pocketpay-lab:chapters-done";
 
 /// The chapter that is open and whether every panel is shown anyway, shared with the lab's
 /// panels so each knows whether to stay in view.
@@ -67,43 +64,6 @@ impl Looks {
     }
 }
 
-/// Where a chapter's ticked steps are remembered, per sandbox: `…:<sandbox>:<chapter>`.
-const LATCH_KEY: &str = "pocketpay-lab:chapter-steps";
-
-fn load_latch(key: &str, steps: usize) -> Vec<bool> {
-    let mut done: Vec<bool> = storage::get(key)
-        .unwrap_or_default()
-        .chars()
-        .map(|c| c == '1')
-        .collect();
-    done.resize(steps, false);
-    done
-}
-
-fn save_latch(key: &str, done: &[bool]) {
-    let text: String = done.iter().map(|d| if *d { '1' } else { '0' }).collect();
-    storage::set(key, &text);
-}
-
-/// Chapters finished in this browser.
-#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-fn done_chapters() -> Vec<u8> {
-    storage::get(PROGRESS_KEY)
-        .map(|v| v.split(',').filter_map(|n| n.parse().ok()).collect())
-        .unwrap_or_default()
-}
-
-#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-fn remember_done(n: u8) {
-    let mut done = done_chapters();
-    if !done.contains(&n) {
-        done.push(n);
-        done.sort_unstable();
-        let list: Vec<String> = done.iter().map(u8::to_string).collect();
-        storage::set(PROGRESS_KEY, &list.join(","));
-    }
-}
-
 #[component]
 pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) -> impl IntoView {
     let key = chapter.key();
@@ -112,11 +72,14 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     // this browser so a reload keeps them. The page is drawn with no step ticked, as the server
     // (which knows nothing of this browser's storage) drew it, so hydration finds the same
     // markup; what was saved is taken in by the effect's first run, after hydration.
-    let latch_key = format!("{LATCH_KEY}:{}:{n}", live.sandbox());
+    let latch_key = memory::latch_key(&live.sandbox(), n);
     let progress = RwSignal::new(vec![false; chapter.steps.len()]);
     // What the student looked at while the step asking for it was the current one.
     let looked = StoredValue::new(Vec::<&'static str>::new());
-    tick_steps(&live, chapter, &latch_key, progress, looked);
+    // A start over waits for its own reset: until the stream has it, the events in hand are the
+    // old run's, which must not tick the fresh steps again. Holds the last reset seen then.
+    let restarted = StoredValue::new(None::<i64>);
+    tick_steps(&live, chapter, &latch_key, progress, looked, restarted);
     let current = Memo::new(move |_| progress.with(|p| p.iter().position(|d| !d)));
     let finished = Memo::new(move |_| current.get().is_none());
     let done_before = RwSignal::new(Vec::<u8>::new());
@@ -124,12 +87,18 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     #[cfg(feature = "hydrate")]
     {
         // After hydration, like the steps: the server drew no chapter finished.
-        Effect::new(move |_| done_before.set(done_chapters()));
+        Effect::new(move |_| done_before.set(memory::done_chapters()));
+        open_at_top();
+        // Where "continue" leads: this chapter, at its current step (a mirror is not a place).
+        if !live.readonly {
+            let sandbox = live.sandbox();
+            Effect::new(move |_| memory::remember_at(&sandbox, n, current.get()));
+        }
         Effect::new(move |was: Option<bool>| {
             let now = finished.get();
             if now {
-                remember_done(n);
-                done_before.set(done_chapters());
+                memory::remember_done(n);
+                done_before.set(memory::done_chapters());
                 // Finished just now: bring "why" into the chapter's view.
                 if was == Some(false) {
                     collapsed.set(false);
@@ -163,17 +132,40 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     });
     let busy = loading.pending();
     let error = failed(loading);
+    let wipe = super::wipe::WipeAsk::here();
     let load = {
         let latch_key = latch_key.clone();
+        let live = live.clone();
         move |preset: Load| {
-            // The chapter's first load starts it over; the guarded reload goes on from there.
-            if preset == chapter.first_load() {
-                let fresh = vec![false; chapter.steps.len()];
-                save_latch(&latch_key, &fresh);
-                looked.set_value(Vec::new());
-                progress.set(fresh);
+            let latch_key = latch_key.clone();
+            let live_for_load = live.clone();
+            let go = Callback::new(move |_| {
+                // The chapter's first load starts it over; the guarded reload goes on from there.
+                if preset == chapter.first_load() {
+                    restarted.set_value(Some(last_reset(&live_for_load).unwrap_or(0)));
+                    let fresh = vec![false; chapter.steps.len()];
+                    save_latch(&latch_key, &fresh);
+                    looked.set_value(Vec::new());
+                    progress.set(fresh);
+                }
+                loading.dispatch(preset);
+            });
+            // A load the current step asks for is the step's own reset: the step says so.
+            let asked_by_step = current
+                .get_untracked()
+                .and_then(|i| chapter.steps.get(i))
+                .and_then(|s| s.points_at)
+                .is_some_and(|t| preset != chapter.first_load() && t == preset.testid(chapter));
+            if asked_by_step {
+                go.run(());
+            } else {
+                let fresh = format!(
+                    "/lab?fresh=1&scenario={}&variant={}&chapter={n}",
+                    preset.scenario,
+                    preset.variant.id()
+                );
+                super::wipe::after_asking(wipe, go, Some(fresh));
             }
-            loading.dispatch(preset);
         }
     };
     // The other presets this chapter's steps load or point at, each with a button of its own.
@@ -260,6 +252,12 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                     <h3>{move || tr!("chapter-look-title")}</h3>
                     <p>{move || text("look")}</p>
                 </section>
+                {move || crate::app::i18n::has(&format!("{}-differs", here.get_value())).then(|| view! {
+                    <details class="chapter-differs" data-testid="chapter-differs">
+                        <summary>{move || tr!("chapter-differs-title")}</summary>
+                        <p>{move || text("differs")}</p>
+                    </details>
+                })}
                 <Show when=move || finished.get()>
                     <section class="chapter-why" data-testid="chapter-why" role="status">
                         <h3>{move || text("why-title")}</h3>
@@ -268,6 +266,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                         <RealWorld place=Place::Chapter(n) />
                     </section>
                     <ChapterQuiz chapter=n />
+                    {course::neighbours(n).1.is_none().then(|| view! { <CourseFinished /> })}
                 </Show>
                 <ChapterNav n done_before />
                 <div class="controls chapter-tools">
@@ -286,6 +285,36 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     }
 }
 
+/// The course's end, under the last chapter once its last step is done: what was learned on
+/// one screen (the path from the tap to the SMS, a guard at each stop) and the ways on.
+#[component]
+fn CourseFinished() -> impl IntoView {
+    view! {
+        <section class="course-finished" data-testid="course-finished" aria-labelledby="course-finished-title">
+            <h3 id="course-finished-title">{move || tr!("course-finished-title")}</h3>
+            <p>{move || tr!("course-finished-text")}</p>
+            <crate::app::course::summary::GuardPath links=false />
+            <p class="course-finished-next">
+                <a href="/quiz" data-testid="course-finished-quiz">{move || tr!("course-finished-quiz")}</a>
+                " · "
+                <a href="/summary" rel="external" data-testid="course-finished-summary">{move || tr!("course-finished-summary")}</a>
+                " · "
+                <a href="/day" data-testid="course-finished-day">{move || tr!("course-finished-day")}</a>
+            </p>
+        </section>
+    }
+}
+
+/// The id of the newest reset the lab's stream holds (tracked).
+fn last_reset(live: &LabStream) -> Option<i64> {
+    live.events.with(|e| {
+        e.iter()
+            .rev()
+            .find(|e| e.kind == crate::domain::EventKind::SandboxReset)
+            .map(|e| e.id)
+    })
+}
+
 /// Ticks the chapter's steps as their checks come to hold, in order (`course::advance`), and
 /// remembers them (`latch_key`); the first run, after hydration, takes in what was saved. A
 /// step that asks the student to look at something counts what they looked at while it was
@@ -296,6 +325,7 @@ fn tick_steps(
     latch_key: &str,
     progress: RwSignal<Vec<bool>>,
     looked: StoredValue<Vec<&'static str>>,
+    restarted: StoredValue<Option<i64>>,
 ) {
     let last_look = StoredValue::new(0u32);
     let looks = Looks::here();
@@ -314,6 +344,13 @@ fn tick_steps(
                     looked.update_value(|l| l.push(wanted));
                 }
             }
+        }
+        let reset = last_reset(&live);
+        if let Some(before) = restarted.get_value() {
+            if reset.unwrap_or(0) <= before {
+                return;
+            }
+            restarted.set_value(None);
         }
         let holds = looked.with_value(|l| {
             live.state
@@ -350,7 +387,7 @@ fn report_to_class(
     looked: StoredValue<Vec<&'static str>>,
 ) {
     let member_key = crate::app::class::member_key(&live.sandbox());
-    if storage::get(&member_key).is_none() {
+    if crate::app::storage::get(&member_key).is_none() {
         return;
     }
     let sandbox = live.sandbox();
@@ -365,7 +402,7 @@ fn report_to_class(
         leptos::task::spawn_local(async move {
             // A sandbox the server knows in no class (its class ended): stop asking.
             if let Ok(false) = crate::app::class::report_progress(sandbox, report).await {
-                storage::remove(&member_key);
+                crate::app::storage::remove(&member_key);
             }
         });
     });
@@ -515,7 +552,8 @@ fn reveal(selector: &'static str) {
 }
 
 /// Brings the control a step needs into view, ringed; on a phone the drawer folds down to its
-/// head so the control is free to tap.
+/// head so the control is free to tap. Once the fold has been drawn, the control is scrolled
+/// fully into the part of the screen nothing covers ([`into_clear_view`]).
 fn show(target: &'static str, collapsed: RwSignal<bool>) {
     #[cfg(feature = "hydrate")]
     {
@@ -523,16 +561,90 @@ fn show(target: &'static str, collapsed: RwSignal<bool>) {
             collapsed.set(true);
         }
         point_at(None, Some(target));
-        if let Some(el) = window().document().and_then(|d| {
-            d.query_selector(&format!("[data-testid=\"{target}\"]"))
-                .ok()
-                .flatten()
-        }) {
-            let options = web_sys::ScrollIntoViewOptions::new();
-            options.set_block(web_sys::ScrollLogicalPosition::Center);
-            el.scroll_into_view_with_scroll_into_view_options(&options);
-        }
+        set_timeout(
+            move || {
+                if let Some(el) = window().document().and_then(|d| {
+                    d.query_selector(&format!("[data-testid=\"{target}\"]"))
+                        .ok()
+                        .flatten()
+                }) {
+                    into_clear_view(&el, false);
+                }
+            },
+            SETTLE,
+        );
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (target, collapsed);
+}
+
+/// How long a fold or a new chapter takes to be drawn before the page is scrolled to it.
+#[cfg(feature = "hydrate")]
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(80);
+
+/// Scrolls `el` (inside any scrolling box, then the window) so all of it sits in the part of
+/// the screen nothing covers: below the sticky summary bar and, on a phone, above the
+/// chapter's drawer. `at_top`: its top at the top of that part, as a page opens.
+#[cfg(feature = "hydrate")]
+fn into_clear_view(el: &web_sys::Element, at_top: bool) {
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+    el.scroll_into_view_with_scroll_into_view_options(&options);
+    let Some(doc) = window().document() else {
+        return;
+    };
+    let find = |selector: &str| doc.query_selector(selector).ok().flatten();
+    let height = window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(800.0);
+    const GAP: f64 = 8.0;
+    let top =
+        find(".summary-bar").map_or(0.0, |b| b.get_bounding_client_rect().bottom().max(0.0)) + GAP;
+    let drawer = (super::wide::width() < super::wide::WIDE)
+        .then(|| find(".lab-chapter"))
+        .flatten()
+        .filter(|d| !d.contains(Some(el)))
+        .map(|d| d.get_bounding_client_rect().top());
+    let bottom = drawer.unwrap_or(height).min(height) - GAP;
+    let r = el.get_bounding_client_rect();
+    let by = if at_top || r.top() < top || r.height() > bottom - top {
+        r.top() - top
+    } else if r.bottom() > bottom {
+        r.bottom() - bottom
+    } else {
+        return;
+    };
+    window().scroll_by_with_x_and_y(0.0, by);
+}
+
+/// A chapter just opened (a link, a chip, "next"): its column or drawer back at its top, and on
+/// a laptop the page scrolled so the chapter's title is in view.
+#[cfg(feature = "hydrate")]
+fn open_at_top() {
+    set_timeout(
+        || {
+            let Some(doc) = window().document() else {
+                return;
+            };
+            if let Ok(Some(col)) = doc.query_selector(".lab-chapter") {
+                col.set_scroll_top(0);
+            }
+            if super::wide::width() >= super::wide::WIDE {
+                if let Ok(Some(head)) = doc.query_selector(".lab-chapter .chapter-head") {
+                    let r = head.get_bounding_client_rect();
+                    let height = window()
+                        .inner_height()
+                        .ok()
+                        .and_then(|h| h.as_f64())
+                        .unwrap_or(800.0);
+                    if r.top() < 0.0 || r.bottom() > height {
+                        into_clear_view(&head, true);
+                    }
+                }
+            }
+        },
+        SETTLE,
+    );
 }

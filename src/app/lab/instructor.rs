@@ -150,6 +150,7 @@ fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
         }
     });
     let busy = load.pending();
+    let wipe = super::wipe::WipeAsk::here();
     view! {
         <div class="preset-picker">
             <label for="lab-preset">{move || tr!("lab-preset")}</label>
@@ -181,7 +182,11 @@ fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
                 </select>
                 <button type="button" data-testid="lab-preset-load" disabled=move || busy.get()
                     on:click=move |_| {
-                        load.dispatch(chosen.get_untracked());
+                        let preset = chosen.get_untracked();
+                        let fresh = format!("/lab?fresh=1&scenario={}&variant={}", preset.0, preset.1.id());
+                        super::wipe::after_asking(wipe, Callback::new(move |_| {
+                            load.dispatch(preset);
+                        }), Some(fresh));
                     }>
                     {move || tr!("lab-preset-load")}
                 </button>

@@ -235,6 +235,56 @@ pub fn chapter(n: u8) -> Option<&'static Chapter> {
     CHAPTERS.iter().find(|c| c.n == n)
 }
 
+/// What a reset of the sandbox would throw away of the student's own doing: the transfers
+/// sent and the other things done (taps, clock steps and jumps, switches moved, replays, the
+/// scenario 7 and 8 panels' runs) since the last reset, the preset's own settings, made as it
+/// loaded, not counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OwnWork {
+    pub transfers: usize,
+    pub other: usize,
+}
+
+impl OwnWork {
+    pub fn of(events: &[TimelineEvent]) -> OwnWork {
+        let since = events
+            .iter()
+            .rposition(|e| e.kind == EventKind::SandboxReset)
+            .map_or(0, |i| i + 1);
+        let mut rest = events[since..].iter().skip_while(|e| {
+            matches!(
+                e.kind,
+                EventKind::ScenarioLoaded
+                    | EventKind::SafeguardsChanged
+                    | EventKind::FaultsChanged
+                    | EventKind::ClockChanged
+            )
+        });
+        let mut work = OwnWork::default();
+        for e in rest.by_ref() {
+            match e.kind {
+                EventKind::RequestSent => work.transfers += 1,
+                EventKind::Tapped
+                | EventKind::ClockStepped
+                | EventKind::ClockJumped
+                | EventKind::SafeguardsChanged
+                | EventKind::FaultsChanged
+                | EventKind::ReplayStarted
+                | EventKind::NaturalApplied
+                | EventKind::NaturalLost
+                | EventKind::GeneralsTrip => work.other += 1,
+                _ => {}
+            }
+        }
+        work
+    }
+
+    /// Whether a reset would lose anything the student did.
+    pub fn any(&self) -> bool {
+        self.transfers + self.other > 0
+    }
+}
+
 /// The chapters before and after this one.
 pub fn neighbours(n: u8) -> (Option<u8>, Option<u8>) {
     let i = CHAPTERS.iter().position(|c| c.n == n);
@@ -264,6 +314,40 @@ mod tests {
             outcome,
             details,
         }
+    }
+
+    #[test]
+    fn own_work_counts_what_the_student_did_since_the_last_reset_not_the_preset() {
+        let e = |k| ev(k, Outcome::Ok, json!({}));
+        use EventKind::*;
+        let loaded = [
+            e(SandboxReset),
+            e(ScenarioLoaded),
+            e(SafeguardsChanged),
+            e(FaultsChanged),
+        ];
+        assert!(!OwnWork::of(&loaded).any());
+        assert!(!OwnWork::of(&[]).any());
+        let mut log = vec![e(Tapped), e(RequestSent), e(RequestSent)];
+        log.extend(loaded.clone());
+        assert!(
+            !OwnWork::of(&log).any(),
+            "work before the reset is gone already"
+        );
+        log.extend([
+            e(Tapped),
+            e(RequestSent),
+            e(Debited),
+            e(InboxCleaned),
+            e(SafeguardsChanged),
+        ]);
+        assert_eq!(
+            OwnWork::of(&log),
+            OwnWork {
+                transfers: 1,
+                other: 2
+            }
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{idempotency, ledger};
-use crate::domain::clock::{HOUR_MS, SECOND_MS};
+use crate::domain::clock::HOUR_MS;
 use crate::domain::{EventKind, Layer, Outcome, Safeguard};
 use crate::server::calls::ApiReply;
 use crate::server::sim::Cx;
@@ -62,13 +62,11 @@ pub async fn recover_stuck(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
     Ok(())
 }
 
-/// How long a claim may stay IN_PROGRESS before recovery resolves it.
-pub const STUCK_AFTER_MS: i64 = 60_000;
+pub use crate::domain::safeguard::STUCK_AFTER_MS;
 
-/// When recovery (`Step::STUCK_RECOVERY`) must look at a key claimed at `claimed_ms`: just past
-/// its 60 s.
+/// When recovery (`Step::STUCK_RECOVERY`) must look at a key claimed at `claimed_ms`.
 pub fn look_at(claimed_ms: i64) -> i64 {
-    claimed_ms + STUCK_AFTER_MS + SECOND_MS
+    crate::domain::safeguard::stuck_freed_at(claimed_ms)
 }
 
 /// The nightly partition drop: whole days older than the window go.

@@ -183,6 +183,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
             on_send=Callback::new(on_send)
             on_amount=Callback::new(move |text| amount_text.set(Some(text)))
         />
+        <KeyWait face=face.into() live=live.clone() />
     }
 }
 
@@ -291,6 +292,7 @@ pub fn MirroredPhone(live: LabStream) -> impl IntoView {
                             on_send=Callback::new(|_| {})
                             on_amount=Callback::new(|_| {})
                         />
+                        <KeyWait face=Signal::derive(move || phone.get().unwrap_or_else(PhoneView::untouched)) live=live.clone() />
                     }
                     .into_any(),
                     None => view! {
@@ -398,6 +400,54 @@ pub fn AppTop(
             <span class="label">{move || tr_id(label)}</span>
             <strong data-testid=testid data-value=move || balance.get()>{move || taka(balance.get())}</strong>
         </div>
+    }
+}
+
+/// While the same key keeps answering "still being processed" (409), why, and until when: the
+/// key's row is IN_PROGRESS since its claim; with stuck-key recovery on, the recovery job frees
+/// it 60 s after the claim (`domain::safeguard::stuck_freed_at`), read against the sandbox's
+/// own clock; with it off, nothing will, until the key's window ends.
+#[component]
+fn KeyWait(face: Signal<PhoneView>, live: LabStream) -> impl IntoView {
+    let (state, clock) = (live.state, live.clock);
+    let wait = move || {
+        if !face.with(|f| f.screen == AppScreen::InProgress) {
+            return None;
+        }
+        let key = face.with(|f| f.key.clone())?;
+        let (claimed, recovery) = state.with(|s| {
+            let claimed = s
+                .tables
+                .get("payments.idempotency_keys")?
+                .iter()
+                .filter(|r| r["idem_key"] == key.as_str() && r["status"] == "IN_PROGRESS")
+                .filter_map(|r| r["created_ms"].as_i64())
+                .max()?;
+            let on = matches!(
+                s.safeguards.get(Safeguard::StuckRecovery),
+                SafeguardValue::On(true)
+            );
+            Some((claimed, on))
+        })?;
+        let now = clock.with(|c| c.now_ms);
+        Some(if recovery {
+            let free = crate::domain::safeguard::stuck_freed_at(claimed);
+            let left = ((free - now).max(0) + 999) / 1000;
+            (
+                true,
+                tr!("phone-wait-recovery", {
+                    "at" => crate::app::format::clock_text(free),
+                    "s" => digits(&left.to_string())
+                }),
+            )
+        } else {
+            (false, tr!("phone-wait-stuck"))
+        })
+    };
+    move || {
+        wait().map(|(recovery, text)| view! {
+            <p class="lab-note" data-testid="key-wait" data-recovery=recovery.to_string()>{text}</p>
+        })
     }
 }
 
