@@ -185,14 +185,21 @@ test('chapter 03: the race debits twice without the claim, and gets 409 with it'
 test('chapter 04: a retry after the 48 h window runs as new; the ledger stops it, and without it charges twice', async ({ page }) => {
   const ch = await open(page, 4);
   const { lab } = ch;
+  // Where the lab's claim differs from the lesson's sketch is said, and why.
+  await expect(page.getByTestId('chapter-differs')).toContainText('IN_PROGRESS');
   await ch.load();
   await ch.done(1);
   await lab.send.click();
   await ch.done(2);
   await responseLoss(lab, 0);
   await ch.done(3);
+  // A step of several presses shows each one it has counted.
+  const presses = ch.step(4).getByTestId('chapter-press');
   await lab.jump('day');
+  await expect(presses).toHaveCount(1);
+  await expect(presses.first()).toHaveAttribute('data-kind', 'jump');
   await lab.jump('day');
+  await expect(presses).toHaveCount(2);
   await lab.jump('hour');
   await ch.done(4);
   await lab.send.click();

@@ -770,3 +770,13 @@ phone-wait-recovery = এই key-র প্রথম চেষ্টাটা �
 phone-wait-stuck = এই key-র প্রথম চেষ্টাটা এখনো প্রক্রিয়াধীন বলে চিহ্নিত, আর আটকে থাকা key উদ্ধারের কাজ বন্ধ: key-র window শেষ না হওয়া পর্যন্ত কিছুই একে ছাড়বে না, তাই এই key নিয়ে প্রতিটা retry একই উত্তর পাবে।
 chapter-differs-title = পাঠের নকশা থেকে ল্যাব কোথায় আলাদা, আর কেন
 ch04-differs = পাঠে key-র row, debit আর জমা উত্তর একটাই transaction-এ লেখা হয়, key (user_id, idem_key)। এখানে claim আগে আলাদা করে key-কে IN_PROGRESS হিসেবে commit করে, তারপর debit আর জমা উত্তর একসাথে commit হয়, আর key-র table-এর key হলো (partition_day, user_id, idem_key)। টাকার ধাপ ধীর বা দূরের হলে payment API এভাবেই ভাগ করে: একটা transaction হলে সেই call-এর পুরো সময় lock ধরে রাখতে হতো, আর crash কখনো key-কে আধাআধি রেখে যেতে পারত না, ফলে অধ্যায় ০৯-এর আটকে থাকা key দেখানোই যেত না। Key-তে দিন থাকায় ৪৮ ঘণ্টার window একটা পুরো দিনের একটা DROP দিয়ে শেষ হয়; lookup window-এর ভেতরের প্রতিটা দিন পড়ে, তাই যেদিনই claim হোক key খুঁজে পাওয়া যায়।
+
+## The presses a step has counted so far (app/lab/chapter.rs)
+chapter-presses = এ পর্যন্ত গোনা হয়েছে:
+press-send = Send
+press-jump = +{ $hours } ঘণ্টা
+press-step = ঘড়ির এক ধাপ
+press-faults = একটা slider
+press-safeguards = একটা switch
+press-replay = একটা replay
+press-load = একটা শুরু load

@@ -797,3 +797,13 @@ phone-wait-recovery = The first attempt with this key is still marked as being p
 phone-wait-stuck = The first attempt with this key is still marked as being processed, and stuck-key recovery is off: nothing will free this key until its window ends, so every retry with it gets the same answer.
 chapter-differs-title = Where the lab differs from the lesson's sketch, and why
 ch04-differs = The lesson writes the key's row, the debit and the stored answer in one transaction, keyed by (user_id, idem_key). Here the claim commits the key as IN_PROGRESS on its own first, then the debit and the stored answer commit together, and the key's table is keyed by (partition_day, user_id, idem_key). The split is what a payment API does when the money step is slow or remote: one transaction would hold its lock across that call, and a crash could never leave a key half done, so the stuck key of chapter 09 could not be shown. The day in the key lets the 48-hour window end with one DROP of a whole day; a lookup reads every day still inside the window, so the key is found whichever day it was claimed on.
+
+## The presses a step has counted so far (app/lab/chapter.rs)
+chapter-presses = Counted so far:
+press-send = Send
+press-jump = +{ $hours } h
+press-step = a step of the clock
+press-faults = a slider
+press-safeguards = a switch
+press-replay = a replay
+press-load = a start loaded

@@ -79,7 +79,11 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     // A start over waits for its own reset: until the stream has it, the events in hand are the
     // old run's, which must not tick the fresh steps again. Holds the last reset seen then.
     let restarted = StoredValue::new(None::<i64>);
-    tick_steps(&live, chapter, &latch_key, progress, looked, restarted);
+    // The newest event when the current step became current: the presses after it are its.
+    let since = RwSignal::new(0i64);
+    tick_steps(
+        &live, chapter, &latch_key, progress, looked, restarted, since,
+    );
     let current = Memo::new(move |_| progress.with(|p| p.iter().position(|d| !d)));
     let finished = Memo::new(move |_| current.get().is_none());
     let done_before = RwSignal::new(Vec::<u8>::new());
@@ -247,7 +251,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                         .collect_view()}
                 </div>
                 <p class="error" role="alert">{error}</p>
-                <ChapterSteps chapter progress current collapsed />
+                <ChapterSteps chapter progress current collapsed presses=Presses { events: live.events, since } />
                 <section class="chapter-look">
                     <h3>{move || tr!("chapter-look-title")}</h3>
                     <p>{move || text("look")}</p>
@@ -326,6 +330,7 @@ fn tick_steps(
     progress: RwSignal<Vec<bool>>,
     looked: StoredValue<Vec<&'static str>>,
     restarted: StoredValue<Option<i64>>,
+    since: RwSignal<i64>,
 ) {
     let last_look = StoredValue::new(0u32);
     let looks = Looks::here();
@@ -371,6 +376,9 @@ fn tick_steps(
         if changed {
             save_latch(&latch_key, &done);
             progress.set(done);
+            // The state can come before the events that made it: the newer of the two marks.
+            let streamed = live.events.with_untracked(|e| e.last().map_or(0, |e| e.id));
+            since.set(streamed.max(live.state.with_untracked(|s| s.last_event_id())));
         }
     });
 }
@@ -416,6 +424,7 @@ fn ChapterSteps(
     progress: RwSignal<Vec<bool>>,
     current: Memo<Option<usize>>,
     collapsed: RwSignal<bool>,
+    presses: Presses,
 ) -> impl IntoView {
     let here = StoredValue::new(chapter.key());
     let text = move |suffix: &str| tr_id(&format!("{}-{suffix}", here.get_value()));
@@ -447,6 +456,7 @@ fn ChapterSteps(
                             <span class="step-text">{move || text(&format!("step{k}"))}</span>
                             <Show when=is_current>
                                 <p class="hint step-try">{move || text(&format!("step{k}-try"))}</p>
+                                <PressList presses />
                                 {points_at.map(|target| view! {
                                     <button type="button" class="linkish" data-testid="chapter-show" on:click=move |_| show(target, collapsed)>
                                         {move || tr!("chapter-show")}
@@ -458,6 +468,70 @@ fn ChapterSteps(
                 })
                 .collect_view()}
         </ol>
+    }
+}
+
+/// The student's own presses since the current step became current, as the server recorded
+/// them: a step of several presses shows which ones counted.
+#[derive(Clone, Copy)]
+struct Presses {
+    events: RwSignal<Vec<crate::domain::TimelineEvent>>,
+    since: RwSignal<i64>,
+}
+
+/// A press as its chip says it, from the event the server recorded for it.
+fn press_label(e: &crate::domain::TimelineEvent) -> Option<(&'static str, String)> {
+    use crate::domain::EventKind as K;
+    Some(match e.kind {
+        K::Tapped => ("send", tr!("press-send")),
+        K::ClockJumped => {
+            let ms = e.details["to_ms"].as_i64().unwrap_or(0)
+                - e.details["from_ms"].as_i64().unwrap_or(0);
+            let hours = (ms as f64 / 3.6e6 * 10.0).round() / 10.0;
+            (
+                "jump",
+                tr!("press-jump", { "hours" => digits(&hours.to_string()) }),
+            )
+        }
+        K::ClockStepped => ("step", tr!("press-step")),
+        K::FaultsChanged => ("faults", tr!("press-faults")),
+        K::SafeguardsChanged => ("safeguards", tr!("press-safeguards")),
+        K::ReplayStarted => ("replay", tr!("press-replay")),
+        K::ScenarioLoaded => ("load", tr!("press-load")),
+        _ => return None,
+    })
+}
+
+#[component]
+fn PressList(presses: Presses) -> impl IntoView {
+    let list = move || {
+        let since = presses.since.get();
+        presses.events.with(|events| {
+            let start = events
+                .iter()
+                .rposition(|e| e.kind == crate::domain::EventKind::SandboxReset)
+                .unwrap_or(0);
+            events[start..]
+                .iter()
+                .filter(|e| e.id > since)
+                .filter_map(press_label)
+                .collect::<Vec<_>>()
+        })
+    };
+    move || {
+        let list = list();
+        (!list.is_empty()).then(|| {
+            let n = list.len();
+            view! {
+                <p class="hint step-presses" data-testid="chapter-presses" data-count=n>
+                    {move || tr!("chapter-presses")} " "
+                    {list
+                        .into_iter()
+                        .map(|(kind, text)| view! { <span class="press" data-testid="chapter-press" data-kind=kind>"✓ " {text}</span> " " })
+                        .collect_view()}
+                </p>
+            }
+        })
     }
 }
 
