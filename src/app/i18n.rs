@@ -273,25 +273,47 @@ pub mod strings {
     type Bundle = fluent_bundle::FluentBundle<FluentResource>;
 
     /// A language's sentences as Fluent reads them, comment lines left out: what the server
-    /// parses and what it sends a browser.
+    /// parses.
     #[cfg(not(feature = "hydrate"))]
     pub fn source(lang: Lang) -> &'static str {
         use std::sync::LazyLock;
         static SOURCES: LazyLock<[String; 2]> = LazyLock::new(|| {
-            let join = |files: [&str; 6]| {
-                files
-                    .iter()
-                    .flat_map(|text| text.lines())
-                    .filter(|line| !line.starts_with('#'))
-                    .fold(String::new(), |mut out, line| {
-                        out.push_str(line);
-                        out.push('\n');
-                        out
-                    })
-            };
-            [join(locale_files!("bn")), join(locale_files!("en"))]
+            [
+                join(locale_files!("bn"), true),
+                join(locale_files!("en"), true),
+            ]
         });
         &SOURCES[lang.index()]
+    }
+
+    /// What a browser is sent: the same without `glossary.ftl`, whose terms only the glossary
+    /// uses, a page the server sends whole and without code (app/mod.rs, `SERVER_ONLY`).
+    #[cfg(not(feature = "hydrate"))]
+    pub fn browser_source(lang: Lang) -> &'static str {
+        use std::sync::LazyLock;
+        static SOURCES: LazyLock<[String; 2]> = LazyLock::new(|| {
+            [
+                join(locale_files!("bn"), false),
+                join(locale_files!("en"), false),
+            ]
+        });
+        &SOURCES[lang.index()]
+    }
+
+    /// The files joined, comment lines left out, the glossary's only if `glossary`.
+    #[cfg(not(feature = "hydrate"))]
+    fn join(files: [&str; 6], glossary: bool) -> String {
+        files
+            .iter()
+            .zip(FILES)
+            .filter(|(_, name)| glossary || *name != "glossary.ftl")
+            .flat_map(|(text, _)| text.lines())
+            .filter(|line| !line.starts_with('#'))
+            .fold(String::new(), |mut out, line| {
+                out.push_str(line);
+                out.push('\n');
+                out
+            })
     }
 
     /// The sentences' version: 22 hex digits of a hash over both languages, in their file's

@@ -526,7 +526,7 @@ async fn strings_file(
     else {
         return axum::http::StatusCode::NOT_FOUND.into_response();
     };
-    let text = strings::source(lang);
+    let text = strings::browser_source(lang);
     let content_type = (header::CONTENT_TYPE, "text/plain; charset=utf-8");
     let takes_brotli = headers
         .get_all(header::ACCEPT_ENCODING)

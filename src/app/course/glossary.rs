@@ -4,21 +4,31 @@
 use crate::tr;
 use leptos::prelude::*;
 
-use crate::app::i18n::{digits, is_bn, tr_args, tr_id, tr_in, Lang};
+use crate::app::i18n::{digits, is_bn, tr_args, tr_id, tr_in};
 use crate::domain::glossary::{matches, TERMS};
 
 /// The search's few lines of script: the page is sent without the app's code (app/mod.rs,
 /// `SERVER_ONLY`), so the field filters the entries itself as one types, by the words each
-/// entry carries in `data-words` (both languages' names and the meaning), and keeps the query
+/// entry carries in `data-words` (both languages' names) and on the page, and keeps the query
 /// in the address for a reload or a link. Without script, the form asks the server (`?q=`).
-const SEARCH_SCRIPT: &str = r#"(function(){var f=document.getElementById('glossary-search'),c=document.getElementById('glossary-count');if(!f)return;function n(t){return t.normalize('NFC').toLowerCase()}function run(){var q=n(f.value.trim()),k=0;document.querySelectorAll('[data-testid="glossary-term"]').forEach(function(e){var hit=!q||n(e.getAttribute('data-words')).indexOf(q)>=0;e.hidden=!hit;if(hit)k++});c.textContent=c.getAttribute(k?'data-some':'data-none').replace('#',k);c.setAttribute('data-count',k);history.replaceState(null,'',q?'?q='+encodeURIComponent(f.value.trim()):location.pathname)}f.addEventListener('input',run);f.form.addEventListener('submit',function(e){e.preventDefault();run()});if(f.value)run()})();"#;
+const SEARCH_SCRIPT: &str = r#"(function(){var f=document.getElementById('glossary-search'),c=document.getElementById('glossary-count');if(!f)return;function n(t){return t.normalize('NFC').toLowerCase()}function run(){var q=n(f.value.trim()),k=0;document.querySelectorAll('[data-testid="glossary-term"]').forEach(function(e){var hit=!q||n((e.getAttribute('data-words')||'')+' '+e.textContent).indexOf(q)>=0;e.hidden=!hit;if(hit)k++});c.textContent=c.getAttribute(k?'data-some':'data-none').replace('#',k);c.setAttribute('data-count',k);history.replaceState(null,'',q?'?q='+encodeURIComponent(f.value.trim()):location.pathname)}f.addEventListener('input',run);f.form.addEventListener('submit',function(e){e.preventDefault();run()});if(f.value)run()})();"#;
 
 #[component]
 pub fn GlossaryPage() -> impl IntoView {
     let query = leptos_router::hooks::use_query_map();
     let q = query.with_untracked(|m| m.get("q")).unwrap_or_default();
     let q = q.trim().chars().take(80).collect::<String>();
-    let shown = TERMS.iter().filter(|t| matches(&words(t), &q)).count();
+    let found = |t: &crate::domain::glossary::Term| {
+        let page = [
+            tr_id(&format!("gloss-{}-means", t.id)),
+            tr_id(&format!("gloss-{}-where", t.id)),
+        ];
+        matches(
+            &format!("{} {}", words(t).unwrap_or_default(), page.join(" ")),
+            &q,
+        )
+    };
+    let shown = TERMS.iter().filter(|t| found(t)).count();
     let count = move || {
         if shown == 0 {
             tr!("glossary-none")
@@ -62,8 +72,8 @@ pub fn GlossaryPage() -> impl IntoView {
                         .map(|t| {
                             let id = t.id;
                             let ch = t.chapter;
+                            let hidden = !found(t);
                             let words = words(t);
-                            let hidden = !matches(&words, &q);
                             view! {
                                 <div class="glossary-entry" id=format!("gloss-{id}") data-testid="glossary-term" data-term=id data-words=words hidden=hidden>
                                     <dt>
@@ -96,15 +106,10 @@ pub fn GlossaryPage() -> impl IntoView {
     }
 }
 
-/// What a term is found by, in both scripts: its English name, its Bangla and English names
-/// from the sentences, and what it means in both.
-fn words(t: &crate::domain::glossary::Term) -> String {
-    let mut words = t.english.to_owned();
-    for lang in [Lang::Bn, Lang::En] {
-        for part in ["term", "means"] {
-            words.push(' ');
-            words.push_str(&tr_in(lang, &format!("gloss-{}-{part}", t.id)));
-        }
-    }
-    words
+/// What a term is found by in the other script, beside the words on the page: on the English
+/// page its Bangla name (the Bangla page shows the English name beside each term already).
+fn words(t: &crate::domain::glossary::Term) -> Option<String> {
+    let lang = crate::app::i18n::i18n().language.get_untracked();
+    (lang != crate::app::i18n::Lang::Bn)
+        .then(|| tr_in(lang.other(), &format!("gloss-{}-term", t.id)))
 }

@@ -142,10 +142,22 @@ impl Place {
 /// visit); once the last chapter is done, a way back to the course's end.
 #[component]
 pub fn ContinueCourse() -> impl IntoView {
-    at().map(|p| match p.next() {
-            Some((n, k)) => {
-                let href = p.href(n);
-                view! {
+    // Only where no chapter is open: in a chapter the student is where they are.
+    let query = leptos_router::hooks::use_query_map();
+    let place = at();
+    move || {
+        if query.with(|q| q.get("chapter").is_some()) {
+            return None;
+        }
+        place.clone().map(continue_link)
+    }
+}
+
+fn continue_link(p: Place) -> AnyView {
+    match p.next() {
+        Some((n, k)) => {
+            let href = p.href(n);
+            view! {
                     <a class="button primary" href=href rel="external" data-testid="course-continue" data-chapter=n data-step=k + 1>
                         {move || tr!("course-continue", {
                             "n" => digits(&format!("{n:02}")),
@@ -154,17 +166,17 @@ pub fn ContinueCourse() -> impl IntoView {
                     </a>
                 }
                 .into_any()
-            }
-            None => {
-                let last = CHAPTERS.last().map_or(9, |c| c.n);
-                view! {
+        }
+        None => {
+            let last = CHAPTERS.last().map_or(9, |c| c.n);
+            view! {
                     <a class="button" href=p.href(last) rel="external" data-testid="course-continue" data-chapter=last data-finished="true">
                         {move || tr!("course-continue-finished")}
                     </a>
                 }
                 .into_any()
-            }
-        })
+        }
+    }
 }
 
 /// The front page's way into the course: "start the course" for a first visit; for a browser

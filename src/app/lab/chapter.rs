@@ -136,7 +136,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     });
     let busy = loading.pending();
     let error = failed(loading);
-    let wipe = super::wipe::WipeAsk::here();
+    let wipe = super::wipe::WipeAsk::new(&live);
     let load = {
         let latch_key = latch_key.clone();
         let live = live.clone();
@@ -168,7 +168,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                     preset.scenario,
                     preset.variant.id()
                 );
-                super::wipe::after_asking(wipe, go, Some(fresh));
+                wipe.then(go, Some(fresh));
             }
         }
     };
@@ -185,6 +185,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             data-finished=move || finished.get().to_string()
             aria-labelledby="chapter-title"
         >
+            <super::wipe::WipeDialog ask=wipe />
             <div class="chapter-head">
                 <p class="chapter-kicker">{move || tr!("chapter-kicker", { "n" => digits(&format!("{n:02}")) })}</p>
                 <h2 id="chapter-title">{move || text("title")}</h2>

@@ -137,6 +137,7 @@ fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
 #[component]
 fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
     let chosen = RwSignal::new((1u8, Variant::Unguarded));
+    let wipe = super::wipe::WipeAsk::new(&live);
     let load = Action::new(move |p: &(u8, Variant)| {
         let (live, (scenario, variant)) = (live.clone(), *p);
         async move {
@@ -150,9 +151,9 @@ fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
         }
     });
     let busy = load.pending();
-    let wipe = super::wipe::WipeAsk::here();
     view! {
         <div class="preset-picker">
+            <super::wipe::WipeDialog ask=wipe />
             <label for="lab-preset">{move || tr!("lab-preset")}</label>
             <div class="share-row">
                 <select
@@ -184,7 +185,7 @@ fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
                     on:click=move |_| {
                         let preset = chosen.get_untracked();
                         let fresh = format!("/lab?fresh=1&scenario={}&variant={}", preset.0, preset.1.id());
-                        super::wipe::after_asking(wipe, Callback::new(move |_| {
+                        wipe.then(Callback::new(move |_| {
                             load.dispatch(preset);
                         }), Some(fresh));
                     }>

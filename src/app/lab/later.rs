@@ -40,6 +40,10 @@ pub enum Later {
     },
     Natural,
     Generals,
+    /// The way back to where the course was left, in a lab with no chapter open.
+    Continue,
+    /// Why the phone's key keeps answering 409, and until when.
+    KeyWait(Signal<crate::domain::phone_app::PhoneView>),
 }
 
 /// The panel's view.
@@ -56,6 +60,8 @@ fn draw(panel: Later, live: LabStream) -> AnyView {
         }
         Later::Natural => view! { <NaturalPanel live /> }.into_any(),
         Later::Generals => view! { <GeneralsPanel live /> }.into_any(),
+        Later::Continue => view! { <crate::app::course::progress::ContinueCourse /> }.into_any(),
+        Later::KeyWait(face) => view! { <super::phone::KeyWait face live /> }.into_any(),
     }
 }
 

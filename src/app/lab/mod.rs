@@ -315,7 +315,6 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
     let locked = Memo::new(move |_| presence.with(|p| p.locked));
     let presenter = instructor::presenter_mode();
     Looks::provide();
-    let wipe = wipe::WipeAsk::provide(&live);
     let query = use_query_map();
     let focus = Focus {
         chapter: Memo::new(move |_| {
@@ -371,11 +370,8 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
                 <p class="lab-banner" data-testid="lab-locked" role="status">{move || tr!("lab-locked-note")}</p>
             })}
             {view! { <SummaryBar live=live.clone() /> }.into_any()}
-            <wipe::WipeDialog ask=wipe />
-            // No chapter open: the way back to where the course was left.
-            {move || (!readonly && focus.chapter.get().is_none()).then(|| view! {
-                <div class="lab-continue"><crate::app::course::progress::ContinueCourse /></div>
-            })}
+            // The way back to where the course was left (drawn only with no chapter open).
+            {(!readonly).then(|| later(Later::Continue, live.clone()))}
             // A mirror changes nothing: every control inside is disabled.
             <fieldset class="plain" disabled=readonly>
             <div class="lab-grid">

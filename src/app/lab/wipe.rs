@@ -1,7 +1,9 @@
 //! Nothing wiped without asking: an action that resets the sandbox (a chapter's start, a preset
 //! from the instructor's panel) first looks at what the student did since the last reset
 //! (`course::OwnWork`); if there is anything, a dialog says what would be lost and asks
-//! (`wipe-confirm`, `wipe-cancel`). With nothing of theirs in the sandbox it goes ahead.
+//! (`wipe-confirm`, `wipe-cancel`). With nothing of theirs in the sandbox it goes ahead. Each
+//! panel that can reset holds its own question and draws its dialog, so none of this is in
+//! the code the phone needs before Send.
 
 use crate::tr;
 use leptos::prelude::*;
@@ -14,47 +16,31 @@ use crate::domain::course::OwnWork;
 /// same start opens in a fresh sandbox instead.
 type Waiting = (Callback<()>, OwnWork, Option<String>);
 
-/// The lab's one question before a reset. Provided by the lab page; cheap to copy.
+/// A panel's question before a reset; cheap to copy.
 #[derive(Clone, Copy)]
 pub struct WipeAsk {
     /// The reset waiting for an answer.
     pending: RwSignal<Option<Waiting>>,
-    work: Memo<OwnWork>,
+    events: RwSignal<Vec<crate::domain::TimelineEvent>>,
 }
 
 impl WipeAsk {
-    pub fn provide(live: &LabStream) -> WipeAsk {
-        let events = live.events;
-        let ask = WipeAsk {
+    pub fn new(live: &LabStream) -> WipeAsk {
+        WipeAsk {
             pending: RwSignal::new(None),
-            work: Memo::new(move |_| events.with(|e| OwnWork::of(e))),
-        };
-        provide_context(ask);
-        ask
-    }
-
-    /// The page's, taken where a component is made.
-    pub fn here() -> Option<WipeAsk> {
-        use_context::<WipeAsk>()
+            events: live.events,
+        }
     }
 
     /// Runs `reset` now if the sandbox holds nothing of the student's, else once they say yes;
     /// `fresh` is the link that opens the same start in a fresh sandbox instead.
     pub fn then(&self, reset: Callback<()>, fresh: Option<String>) {
-        let work = self.work.get_untracked();
+        let work = self.events.with_untracked(|e| OwnWork::of(e));
         if work.any() {
             self.pending.set(Some((reset, work, fresh)));
         } else {
             reset.run(());
         }
-    }
-}
-
-/// Runs `reset` through the page's question, or at once where no lab page asks.
-pub fn after_asking(ask: Option<WipeAsk>, reset: Callback<()>, fresh: Option<String>) {
-    match ask {
-        Some(ask) => ask.then(reset, fresh),
-        None => reset.run(()),
     }
 }
 

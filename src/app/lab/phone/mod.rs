@@ -183,7 +183,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
             on_send=Callback::new(on_send)
             on_amount=Callback::new(move |text| amount_text.set(Some(text)))
         />
-        <KeyWait face=face.into() live=live.clone() />
+        {super::later::later(super::later::Later::KeyWait(face.into()), live.clone())}
     }
 }
 
@@ -292,7 +292,6 @@ pub fn MirroredPhone(live: LabStream) -> impl IntoView {
                             on_send=Callback::new(|_| {})
                             on_amount=Callback::new(|_| {})
                         />
-                        <KeyWait face=Signal::derive(move || phone.get().unwrap_or_else(PhoneView::untouched)) live=live.clone() />
                     }
                     .into_any(),
                     None => view! {
@@ -408,7 +407,7 @@ pub fn AppTop(
 /// it 60 s after the claim (`domain::safeguard::stuck_freed_at`), read against the sandbox's
 /// own clock; with it off, nothing will, until the key's window ends.
 #[component]
-fn KeyWait(face: Signal<PhoneView>, live: LabStream) -> impl IntoView {
+pub(super) fn KeyWait(face: Signal<PhoneView>, live: LabStream) -> impl IntoView {
     let (state, clock) = (live.state, live.clock);
     let wait = move || {
         if !face.with(|f| f.screen == AppScreen::InProgress) {
