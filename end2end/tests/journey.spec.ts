@@ -236,3 +236,26 @@ test('finishing chapter 09 on a phone in Bangla, then chapter 01 in English, rai
   lab.expectNoErrors();
   await context.close();
 });
+
+test('while a key keeps answering "still being processed", the phone says why and until when', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  const api = `/api/sandboxes/${lab.sandboxId()}`;
+  // The instance that claims the key dies before it pays: the key stays IN_PROGRESS.
+  const res = await page.request.put(`${api}/faults`, { data: { crash: { api_after_claim: 'once' }, auto_retries: 0 } });
+  expect(res.ok()).toBeTruthy();
+  await lab.send.click();
+  await expect(lab.phoneMessage).not.toHaveAttribute('data-state', /^(ready|sending|backoff)$/);
+  // The next tap, with the same key, meets the claim.
+  for (let i = 0; i < 3 && (await lab.phoneMessage.getAttribute('data-state')) !== 'in-progress'; i++) {
+    await lab.tap();
+  }
+  await expect(lab.phoneMessage).toHaveAttribute('data-state', 'in-progress');
+  const wait = page.getByTestId('key-wait');
+  await expect(wait).toHaveAttribute('data-recovery', 'true');
+  // With recovery off, nothing will free it: the phone says so.
+  const off = await page.request.put(`${api}/safeguards`, { data: { stuck_recovery: false } });
+  expect(off.ok()).toBeTruthy();
+  await expect(wait).toHaveAttribute('data-recovery', 'false');
+  lab.expectNoErrors();
+});
