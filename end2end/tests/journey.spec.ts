@@ -76,6 +76,8 @@ test("a chapter's start asks before it wipes the student's own run, and can open
   await page.getByTestId('preset-load').click();
   const ask = page.getByTestId('wipe-ask');
   await expect(ask).toBeVisible();
+  // Over the whole lab, not clipped by the chapter's column.
+  await expect(ask).toBeInViewport({ ratio: 1 });
   await expect(ask).toHaveAttribute('data-transfers', '1');
   await page.getByTestId('wipe-cancel').click();
   await expect(ask).toHaveCount(0);

@@ -44,60 +44,71 @@ impl WipeAsk {
     }
 }
 
-/// The question, over the lab, while a reset waits for it.
+/// The question, over the whole lab while a reset waits for it: moved to the page's body, so no
+/// panel's scrolling box (the chapter's column, the phone's drawer) clips it.
 #[component]
 pub fn WipeDialog(ask: WipeAsk) -> impl IntoView {
     let pending = ask.pending;
     move || {
         pending.get().map(|(reset, work, fresh)| {
-            let lost = tr!("wipe-lost", {
-                "transfers" => digits(&work.transfers.to_string()),
-                "other" => digits(&work.other.to_string())
-            });
             view! {
-                <div class="help-backdrop">
-                    <div
-                        class="help wipe"
-                        role="alertdialog"
-                        aria-modal="true"
-                        aria-labelledby="wipe-title"
-                        aria-describedby="wipe-lost"
-                        data-testid="wipe-ask"
-                        data-transfers=work.transfers
-                        data-other=work.other
-                    >
-                        <h2 id="wipe-title">{move || tr!("wipe-title")}</h2>
-                        <p id="wipe-lost">{lost}</p>
-                        {fresh.map(|href| view! {
-                            <p class="hint">
-                                {move || tr!("wipe-hint")} " "
-                                <a href=href rel="external" data-testid="wipe-fresh">{move || tr!("wipe-fresh")}</a>
-                            </p>
-                        })}
-                        <div class="controls">
-                            <button
-                                type="button"
-                                class="danger"
-                                data-testid="wipe-confirm"
-                                on:click=move |_| {
-                                    pending.set(None);
-                                    reset.run(());
-                                }
-                            >
-                                {move || tr!("wipe-yes")}
-                            </button>
-                            <button
-                                type="button"
-                                data-testid="wipe-cancel"
-                                autofocus
-                                on:click=move |_| pending.set(None)
-                            >
-                                {move || tr!("wipe-no")}
-                            </button>
-                        </div>
-                    </div>
-                </div>
+                <leptos::portal::Portal>
+                    {dialog(pending, reset, work, fresh.clone())}
+                </leptos::portal::Portal>
             }
         })
+    }
+}
+
+fn dialog(
+    pending: RwSignal<Option<Waiting>>,
+    reset: Callback<()>,
+    work: OwnWork,
+    fresh: Option<String>,
+) -> impl IntoView {
+    let lost = move || {
+        tr!("wipe-lost", {
+            "transfers" => digits(&work.transfers.to_string()),
+            "other" => digits(&work.other.to_string())
+        })
+    };
+    view! {
+        <div class="help-backdrop">
+            <div
+                class="help wipe"
+                role="alertdialog"
+                aria-modal="true"
+                aria-labelledby="wipe-title"
+                aria-describedby="wipe-lost"
+                data-testid="wipe-ask"
+                data-transfers=work.transfers
+                data-other=work.other
+            >
+                <h2 id="wipe-title">{move || tr!("wipe-title")}</h2>
+                <p id="wipe-lost">{lost}</p>
+                {fresh.map(|href| view! {
+                    <p class="hint">
+                        {move || tr!("wipe-hint")} " "
+                        <a href=href rel="external" data-testid="wipe-fresh">{move || tr!("wipe-fresh")}</a>
+                    </p>
+                })}
+                <div class="controls">
+                    <button
+                        type="button"
+                        class="danger"
+                        data-testid="wipe-confirm"
+                        on:click=move |_| {
+                            pending.set(None);
+                            reset.run(());
+                        }
+                    >
+                        {move || tr!("wipe-yes")}
+                    </button>
+                    <button type="button" data-testid="wipe-cancel" autofocus on:click=move |_| pending.set(None)>
+                        {move || tr!("wipe-no")}
+                    </button>
+                </div>
+            </div>
+        </div>
     }
 }
