@@ -74,19 +74,23 @@ impl I18n {
     }
 
     pub fn tr_with(self, id: &str, args: Option<&FluentArgs>) -> String {
-        let lang = self.language.get();
-        strings::with(lang, |bundle| {
-            let pattern = bundle.get_message(id)?.value()?;
-            let mut errors = Vec::new();
-            Some(
-                bundle
-                    .format_pattern(pattern, args, &mut errors)
-                    .into_owned(),
-            )
-        })
-        .flatten()
-        .unwrap_or_else(|| id.to_owned())
+        format_in(self.language.get(), id, args)
     }
+}
+
+/// A message in `lang` with `args`; its id when no such message (or no such sentences) is here.
+fn format_in(lang: Lang, id: &str, args: Option<&FluentArgs>) -> String {
+    strings::with(lang, |bundle| {
+        let pattern = bundle.get_message(id)?.value()?;
+        let mut errors = Vec::new();
+        Some(
+            bundle
+                .format_pattern(pattern, args, &mut errors)
+                .into_owned(),
+        )
+    })
+    .flatten()
+    .unwrap_or_else(|| id.to_owned())
 }
 
 /// The language context.
@@ -202,17 +206,7 @@ pub fn has(id: &str) -> bool {
 /// A message in a given language, whatever the page's (the glossary's other-script names); its
 /// id when that language's sentences are not here.
 pub fn tr_in(lang: Lang, id: &str) -> String {
-    strings::with(lang, |bundle| {
-        let pattern = bundle.get_message(id)?.value()?;
-        let mut errors = Vec::new();
-        Some(
-            bundle
-                .format_pattern(pattern, None, &mut errors)
-                .into_owned(),
-        )
-    })
-    .flatten()
-    .unwrap_or_else(|| id.to_owned())
+    format_in(lang, id, None)
 }
 
 /// Looks up a message with arguments; every argument is already written for the language.

@@ -38,3 +38,12 @@ pub fn remove(key: &str) {
     #[cfg(not(feature = "hydrate"))]
     let _ = key;
 }
+
+/// The value of the cookie `name` in a `Cookie` header's text (`a=1; b=2`): how the server reads
+/// a request's cookies and the browser reads `document.cookie`.
+pub fn cookie_in(text: &str, name: &str) -> Option<String> {
+    text.split(';')
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_owned())
+}

@@ -477,10 +477,7 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.to_owned())
+        .find_map(|v| crate::app::storage::cookie_in(v, name))
 }
 
 /// This server's address as the browser reached it (`http://host:port`), behind a proxy as

@@ -88,12 +88,7 @@ pub fn at() -> Option<Place> {
             .dyn_into::<web_sys::HtmlDocument>()
             .ok()
             .and_then(|d| d.cookie().ok())
-            .and_then(|all| {
-                all.split(';')
-                    .filter_map(|pair| pair.trim().split_once('='))
-                    .find(|(k, _)| *k == AT_COOKIE)
-                    .map(|(_, v)| v.to_owned())
-            })
+            .and_then(|all| storage::cookie_in(&all, AT_COOKIE))
     };
     Place::parse(&cookies?)
 }
