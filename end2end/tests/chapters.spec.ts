@@ -50,11 +50,17 @@ test('the front page starts chapter 01, which folds away the panels it does not 
   await expect(page.getByTestId('preset-load')).toHaveClass(/pointed/);
   await page.getByTestId('show-all-panels').click();
   await expect(page.locator('.slot[data-panel="instructor"]')).toBeVisible();
-  // Next keeps the sandbox.
+  await ch.load();
+  await ch.done(1);
+  await ch.lab.send.click();
+  await ch.done(2);
+  // Next keeps the sandbox; chapter 02's first step counts no press made in chapter 01.
   const id = ch.lab.sandboxId();
   await page.getByTestId('chapter-next').click();
   await expect(page.getByTestId('chapter')).toHaveAttribute('data-chapter', '2');
   expect(ch.lab.sandboxId()).toBe(id);
+  await page.waitForTimeout(300);
+  await expect(page.getByTestId('chapter-presses')).toHaveCount(0);
   ch.lab.expectNoErrors();
 });
 
@@ -352,6 +358,10 @@ test("at a phone's width the chapter is a drawer that folds down to let the stud
   const box = (await drawer.boundingBox())!;
   expect(box.y + box.height).toBeGreaterThan(800);
   expect(box.y).toBeGreaterThan(400);
+  // Step 1's control is the drawer's own start button: "show me" keeps the drawer open on it.
+  await page.getByTestId('chapter-show').click();
+  await expect(drawer).not.toHaveClass(/collapsed/);
+  await expect(page.getByTestId('preset-load')).toBeInViewport();
   await ch.load();
   await ch.done(1);
   // "Show me" folds the drawer to its head, which keeps the step in words, and rings Send.
@@ -399,12 +409,22 @@ test('chapter 06: the generals never both know; at-most-once loses, at-least-onc
   const ch = await open(page, 6);
   const { lab } = ch;
   await expect(page.getByTestId('generals')).toBeVisible();
+  // No verdict before any messenger is sent.
+  await expect(page.getByTestId('generals-verdict')).toHaveCount(0);
   await ch.load();
   await ch.done(1);
   await page.getByTestId('generals-send').click();
-  await ch.done(2);
-  // The messengers run on the sandbox's clock; the verdict comes when the last one is done.
+  // The messengers run on the sandbox's clock: while one is still crossing, the step waits;
+  // it ticks with the verdict, when the last one has arrived or been caught.
+  await expect(page.getByTestId('generals-messenger')).toBeVisible();
+  const crossing = await page.evaluate(() => ({
+    messenger: !!document.querySelector('[data-testid="generals-messenger"]'),
+    verdict: !!document.querySelector('[data-testid="generals-verdict"]'),
+    done: document.querySelector('[data-testid="chapter-step"][data-step="2"]')?.getAttribute('data-done'),
+  }));
+  if (crossing.messenger && !crossing.verdict) expect(crossing.done, 'ticked while a messenger crosses').toBe('false');
   await expect(page.getByTestId('generals-verdict')).toBeVisible({ timeout: 20_000 });
+  await ch.done(2);
   await expect(page.getByTestId('generals-verdict')).toContainText('exactly once');
   await lab.send.click();
   await ch.done(3);
@@ -412,6 +432,9 @@ test('chapter 06: the generals never both know; at-most-once loses, at-least-onc
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '0');
   await page.getByTestId('preset-load-unguarded').click();
   await expect(lab.figure('lost_events')).toHaveAttribute('data-value', '0');
+  // The load put the clock back: the messengers of before it are gone, not replayed.
+  await expect(page.getByTestId('generals-trips').locator('li')).toHaveCount(0);
+  await expect(page.getByTestId('generals-verdict')).toHaveCount(0);
   await lab.send.click();
   await ch.done(4);
   await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');

@@ -164,6 +164,40 @@ test('on a phone a chapter chip opens the next chapter at its story, and "show m
   await context.close();
 });
 
+test('on a laptop chapter 07\'s "show me" brings each step\'s control fully into view below the bar', async ({ page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  const lab = new LabPage(page);
+  await lab.open(7);
+  await page.getByTestId('preset-load').click();
+  await expect(step(page, 1)).toHaveAttribute('data-done', 'true');
+  // Scrolled away to the page's foot first, as a student reading the chapter might be.
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  const clear = async (what: string) => {
+    const show = page.getByTestId('chapter-show');
+    await show.click();
+    const target = page.locator('.pointed').first();
+    await expect(target).toBeVisible();
+    await expect
+      .poll(async () => {
+        const t = (await target.boundingBox())!;
+        // The summary bar sticks at the top where it is drawn (not on every width).
+        const bar = await page.getByTestId('summary-bar').boundingBox();
+        const top = bar ? bar.y + bar.height : 0;
+        const below = t.y >= top - 1;
+        // A control taller than the screen shows its top; any other shows all of it.
+        const whole = t.y + t.height <= 768 + 1 || t.height > 768 - top;
+        return below && whole;
+      }, { message: `${what}: the control is under the bar or off the screen` })
+      .toBe(true);
+  };
+  await clear('step 2 (Send)');
+  await lab.send.click();
+  await expect(step(page, 2)).toHaveAttribute('data-done', 'true', { timeout: 20_000 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await clear('step 3 (the timeline)');
+  lab.expectNoErrors();
+});
+
 test('finishing chapter 09 on a phone in Bangla, then chapter 01 in English, raises no error', async ({ browser }) => {
   // The path a student once saw a disposed-signal panic on: finish a chapter in one language
   // at a phone's width, switch language, open another chapter, load its start, tap Send, open

@@ -335,6 +335,9 @@ fn tick_steps(
 ) {
     let last_look = StoredValue::new(0u32);
     let looks = Looks::here();
+    // A step that waits on the clock (the generals' last messenger) reads it ticking; the
+    // others read the clock the sandbox last reported.
+    let ticking = chapter.on_the_clock().then(|| live.ticking_now(250));
     let live = live.clone();
     let latch_key = latch_key.to_owned();
     Effect::new(move |first: Option<()>| {
@@ -358,9 +361,12 @@ fn tick_steps(
             }
             restarted.set_value(None);
         }
+        let now = ticking.map(|t| t.get());
         let holds = looked.with_value(|l| {
-            live.state
-                .with(|s| live.events.with(|e| chapter.progress(e, s, l)))
+            live.state.with(|s| {
+                let now = now.unwrap_or(s.clock.now_ms);
+                live.events.with(|e| chapter.progress_at(e, s, l, now))
+            })
         });
         let mut done = progress.get_untracked();
         let mut changed = false;
@@ -377,6 +383,10 @@ fn tick_steps(
         if changed {
             save_latch(&latch_key, &done);
             progress.set(done);
+        }
+        // A step's presses start when it became current: when the one before it ticked, or
+        // when the chapter opened (what was pressed before belongs to another chapter).
+        if changed || first.is_none() {
             // The state can come before the events that made it: the newer of the two marks.
             let streamed = live.events.with_untracked(|e| e.last().map_or(0, |e| e.id));
             since.set(streamed.max(live.state.with_untracked(|s| s.last_event_id())));
@@ -627,12 +637,21 @@ fn reveal(selector: &'static str) {
 }
 
 /// Brings the control a step needs into view, ringed; on a phone the drawer folds down to its
-/// head so the control is free to tap. Once the fold has been drawn, the control is scrolled
+/// head so the control is free to tap (unless the control is in the drawer). Once the fold has been drawn, the control is scrolled
 /// fully into the part of the screen nothing covers ([`into_clear_view`]).
 fn show(target: &'static str, collapsed: RwSignal<bool>) {
     #[cfg(feature = "hydrate")]
     {
-        if super::wide::width() < super::wide::WIDE {
+        // A control inside the drawer itself (the chapter's start) needs it open, not folded.
+        let in_drawer = window()
+            .document()
+            .and_then(|d| {
+                d.query_selector(&format!(".lab-chapter [data-testid=\"{target}\"]"))
+                    .ok()
+                    .flatten()
+            })
+            .is_some();
+        if super::wide::width() < super::wide::WIDE && !in_drawer {
             collapsed.set(true);
         }
         point_at(None, Some(target));

@@ -21,6 +21,9 @@ const B_X: f64 = 350.0;
 #[component]
 pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
     let run = RwSignal::new(None::<Generals>);
+    // A reset (a preset's load) puts the sandbox's clock back: a run from before it is over.
+    let resets = live.resets;
+    Effect::watch(move || resets.get(), move |_, _, _| run.set(None), false);
     // The sandbox's virtual now: the messengers move by it.
     let now = live.ticking_now(50);
     let now = move || now.get();
@@ -39,7 +42,11 @@ pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
             })
         })
     };
-    let done = move || run.with(|r| r.as_ref().map(|g| g.trips.len())) == at().map(|a| a.0);
+    // Only a run that was sent can be over.
+    let done = move || {
+        run.with(|r| r.as_ref().map(|g| g.trips.len()))
+            .is_some_and(|n| at().map(|a| a.0) == Some(n))
+    };
     let sending = Action::new({
         let live = live.clone();
         move |_: &()| {

@@ -146,7 +146,7 @@ pub const CHAPTERS: [Chapter; 9] = [
         variant: Variant::AtMostOnce,
         steps: &[
             step(Loaded(8, Variant::AtMostOnce), Some("preset-load")),
-            step(Seen(K::GeneralsTrip, None, 1), Some("generals-send")),
+            step(Crossed, Some("generals-send")),
             step(FigureAtLeast("lost_events", 1), Some("send-button")),
             step(
                 FigureAtLeast("double_credits", 1),

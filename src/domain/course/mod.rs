@@ -6,6 +6,7 @@
 
 use super::clock::START_MS;
 use super::fault::NumberFault;
+use super::generals::TRIP_MS;
 use super::scenario::Variant;
 use super::state::SandboxState;
 use super::{EventKind, Outcome, TimelineEvent};
@@ -89,6 +90,10 @@ pub enum Check {
     SeenOp(EventKind, &'static str),
     /// The clock stands at least this long after the lesson's start, ms.
     TimeAtLeast(i64),
+    /// The newest Two Generals' attempt has played out on the sandbox's clock: every messenger
+    /// set out at its start and takes [`TRIP_MS`] to cross, so the step waits for the last one
+    /// to arrive or be caught, as the panel draws it.
+    Crossed,
     /// The student opened or tapped the control with this `data-testid` while the step was the
     /// current one (the lab tells the chapter, `app/lab/chapter.rs`): a "look at" step is done
     /// by looking, not by the sandbox alone.
@@ -107,6 +112,12 @@ pub enum Check {
 impl Check {
     /// Whether the sandbox shows this: its events since the last reset, and its state.
     pub fn holds(&self, events: &[TimelineEvent], state: &SandboxState) -> bool {
+        self.holds_at(events, state, state.clock.now_ms)
+    }
+
+    /// Whether the sandbox shows this when its clock reads `now_ms`: the browser ticks the
+    /// clock between the server's reports, which come only when the clock is set.
+    pub fn holds_at(&self, events: &[TimelineEvent], state: &SandboxState, now_ms: i64) -> bool {
         match *self {
             Check::Loaded(n, variant) => events
                 .iter()
@@ -117,7 +128,7 @@ impl Check {
                         && e.details["variant"].as_str() == Some(variant.id())
                 }),
             Check::Replayed(n, variant, outcome) => {
-                Check::Loaded(n, variant).holds(events, state)
+                Check::Loaded(n, variant).holds_at(events, state, now_ms)
                     && loads::replay_brought_back(events, outcome)
             }
             Check::Seen(kind, outcome, n) => {
@@ -136,7 +147,8 @@ impl Check {
             Check::Answered(status) => events.iter().any(|e| {
                 e.kind == EventKind::ResponseDelivered && e.facts().status == Some(status)
             }),
-            Check::TimeAtLeast(ms) => state.clock.now_ms >= START_MS + ms,
+            Check::TimeAtLeast(ms) => now_ms >= START_MS + ms,
+            Check::Crossed => crossed_by(events).is_some_and(|end| now_ms >= end),
             Check::SeenOp(kind, op) => events
                 .iter()
                 .any(|e| e.kind == kind && e.details["op"].as_str() == Some(op)),
@@ -154,7 +166,17 @@ impl Check {
                     .sum::<i64>()
                     >= ms
             }
-            Check::All(checks) => checks.iter().all(|c| c.holds(events, state)),
+            Check::All(checks) => checks.iter().all(|c| c.holds_at(events, state, now_ms)),
+        }
+    }
+
+    /// Whether this waits on the clock running, not only on what the sandbox recorded: the
+    /// browser then ticks it (`app/lab/chapter.rs`).
+    pub fn on_the_clock(&self) -> bool {
+        match *self {
+            Check::Crossed => true,
+            Check::All(checks) => checks.iter().any(Check::on_the_clock),
+            _ => false,
         }
     }
 
@@ -166,6 +188,20 @@ impl Check {
             _ => Vec::new(),
         }
     }
+}
+
+/// When the newest Two Generals' attempt is over (virtual ms): its messengers, recorded
+/// together when they set out, cross one after another.
+fn crossed_by(events: &[TimelineEvent]) -> Option<i64> {
+    let last = events
+        .iter()
+        .rev()
+        .find(|e| e.kind == EventKind::GeneralsTrip)?;
+    let trips = events
+        .iter()
+        .filter(|e| e.kind == EventKind::GeneralsTrip && e.correlation == last.correlation)
+        .count() as i64;
+    Some(last.at_ms + trips * TRIP_MS)
 }
 
 fn figure_of(state: &SandboxState, figure: &str) -> i64 {
@@ -206,12 +242,29 @@ impl Chapter {
         state: &SandboxState,
         looked: &[&str],
     ) -> Vec<bool> {
+        self.progress_at(events, state, looked, state.clock.now_ms)
+    }
+
+    /// [`Chapter::progress`] with the sandbox's clock reading `now_ms`.
+    pub fn progress_at(
+        &self,
+        events: &[TimelineEvent],
+        state: &SandboxState,
+        looked: &[&str],
+        now_ms: i64,
+    ) -> Vec<bool> {
         self.steps
             .iter()
             .map(|s| {
-                s.check.holds(events, state) && s.check.looks().iter().all(|id| looked.contains(id))
+                s.check.holds_at(events, state, now_ms)
+                    && s.check.looks().iter().all(|id| looked.contains(id))
             })
             .collect()
+    }
+
+    /// Whether a step waits on the clock running (the browser then ticks the chapter).
+    pub fn on_the_clock(&self) -> bool {
+        self.steps.iter().any(|s| s.check.on_the_clock())
     }
 }
 
@@ -457,6 +510,41 @@ mod tests {
         assert!(!c.progress(&[], &state, &[])[2]);
         assert!(!c.progress(&[], &state, &["inspector"])[2]);
         assert!(c.progress(&[], &state, &["damage-meter"])[2]);
+    }
+
+    #[test]
+    fn the_generals_step_waits_for_the_last_messenger_not_the_first() {
+        let state = crate::domain::state::state_with_log(vec![]);
+        let trip = |at_ms: i64, n: i64, lost: bool| TimelineEvent {
+            at_ms,
+            correlation: Some(format!("generals-{at_ms}")),
+            ..ev(
+                EventKind::GeneralsTrip,
+                if lost { Outcome::Lost } else { Outcome::Ok },
+                json!({"n": n}),
+            )
+        };
+        let c = chapter(6).unwrap();
+        assert!(c.on_the_clock() && !chapter(1).unwrap().on_the_clock());
+        assert!(
+            !Check::Crossed.holds_at(&[], &state, START_MS * 2),
+            "none sent"
+        );
+        // Three messengers set out at 1 000: the third is caught by 1 000 + 3 × TRIP_MS.
+        let sent = vec![
+            trip(1_000, 1, false),
+            trip(1_000, 2, false),
+            trip(1_000, 3, true),
+        ];
+        let end = 1_000 + 3 * TRIP_MS;
+        assert!(!Check::Crossed.holds_at(&sent, &state, 1_000 + TRIP_MS));
+        assert!(!Check::Crossed.holds_at(&sent, &state, end - 1));
+        assert!(Check::Crossed.holds_at(&sent, &state, end));
+        // A second attempt counts its own messengers from its own start.
+        let mut again = sent.clone();
+        again.push(trip(end + 500, 1, true));
+        assert!(!Check::Crossed.holds_at(&again, &state, end + 500));
+        assert!(Check::Crossed.holds_at(&again, &state, end + 500 + TRIP_MS));
     }
 
     #[test]
