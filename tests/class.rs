@@ -1510,3 +1510,184 @@ async fn a_link_from_another_site_to_the_class_page_comes_in_again_from_this_one
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     sandboxes.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_push_opens_its_chapter_a_message_reaches_every_screen_and_both_are_kept() {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::{ClassMessage, ReportProgress};
+    use pocketpay_lab::domain::class::{ChapterReport, Push};
+    use pocketpay_lab::domain::scenario::Variant;
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let class = sandboxes.classes().create(None).await.unwrap();
+    let mut students = Vec::new();
+    for name in ["Shimul", "Tithi"] {
+        students.push(
+            teach::join(&sandboxes, None, class.code.as_str(), name)
+                .await
+                .unwrap(),
+        );
+    }
+    let app = app_over(&sandboxes);
+    let key = format!("{}={}", secret_cookie(&class.id), class.secret);
+    let message = |cookie: Option<&str>, text: &str| {
+        browser(
+            "POST",
+            <ClassMessage as ServerFn>::PATH,
+            cookie,
+            Some(serde_json::json!({"class": class.id, "text": text})),
+        )
+    };
+    // Not the instructor's browser, or no words: refused, and nothing shown.
+    let r = app.clone().oneshot(message(None, "hello")).await.unwrap();
+    assert!(r.status().is_client_error());
+    for bad in ["   ", "two\nlines"] {
+        let r = app.clone().oneshot(message(Some(&key), bad)).await.unwrap();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{bad:?}");
+        assert!(text(r).await.contains("text"));
+    }
+    let presence = |id: String| {
+        let sandboxes = sandboxes.clone();
+        async move {
+            sandboxes
+                .get(&id)
+                .await
+                .unwrap()
+                .watch_presence()
+                .borrow()
+                .clone()
+        }
+    };
+    assert_eq!(presence(students[0].clone()).await.cue.message, None);
+    // The message: on every running lab's screen.
+    let r = app
+        .clone()
+        .oneshot(message(Some(&key), "  অধ্যায় ০৮: ধাপ ৫ করুন "))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    for id in &students {
+        let cue = presence(id.clone()).await.cue;
+        assert_eq!(cue.message.unwrap().text, "অধ্যায় ০৮: ধাপ ৫ করুন");
+    }
+    // The replay trap, unguarded: chapter 08 at its step 5, on every screen.
+    teach::push(
+        &sandboxes,
+        &class.id,
+        Push::Preset {
+            scenario: 11,
+            variant: Variant::Unguarded,
+        },
+    )
+    .await
+    .unwrap();
+    for id in &students {
+        let open = presence(id.clone()).await.cue.open.unwrap();
+        assert_eq!((open.chapter, open.step), (8, 4));
+    }
+    // The student does the trap; the server ticks step 5 though steps 1 to 4 were never done.
+    use pocketpay_lab::domain::ClockCommand::{Advance, Pause};
+    let h = sandboxes.get(&students[0]).await.unwrap();
+    h.clock(vec![Pause]).await.unwrap();
+    // Started, not awaited: the paused clock carries it when it advances.
+    let _answer = h
+        .start_transfer(pocketpay_lab::server::calls::TransferRequest::new(
+            "shimul",
+            pocketpay_lab::domain::transfer::IdempotencyKey::parse(Some("k")).unwrap(),
+            pocketpay_lab::domain::TransferBody {
+                to: "tithi".into(),
+                amount: 500,
+            },
+            "intent-k".into(),
+        ))
+        .await
+        .unwrap();
+    h.clock(vec![Advance {
+        seconds: 2 * 86_400,
+    }])
+    .await
+    .unwrap();
+    h.replay(
+        serde_json::from_value(
+            serde_json::json!({"consumer": "wallet", "from_seconds_ago": 5 * 86_400}),
+        )
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    h.clock(vec![Advance { seconds: 60 }]).await.unwrap();
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            <ReportProgress as ServerFn>::PATH,
+            None,
+            Some(serde_json::json!({
+                "sandbox": students[0],
+                "report": ChapterReport { chapter: 8, looked: vec![] },
+            })),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let view = teach::view(&sandboxes, &class.id, class.code.clone())
+        .await
+        .unwrap();
+    let p = view
+        .students
+        .iter()
+        .find(|s| s.sandbox == students[0])
+        .unwrap()
+        .progress
+        .unwrap();
+    assert_eq!(
+        (p.chapter, p.steps_done),
+        (8, 1),
+        "step 5 alone, as the server saw it"
+    );
+    let summary = sandboxes.classes().summary(&class.id).await.unwrap();
+    let shimul = summary
+        .students
+        .iter()
+        .find(|s| s.name == "Shimul")
+        .unwrap();
+    assert_eq!(shimul.reached[7], Some(1 << 4));
+    // A third, a ghost row: removed, its sandbox stays but leaves the class's hold.
+    let ghost = teach::join(&sandboxes, None, class.code.as_str(), "Shimul 2")
+        .await
+        .unwrap();
+    assert!(presence(ghost.clone()).await.cue.open.is_some());
+    teach::remove(&sandboxes, &class.id, &ghost).await.unwrap();
+    assert!(!sandboxes.classes().is_student(&ghost).await.unwrap());
+    assert_eq!(presence(ghost.clone()).await.cue, Default::default());
+    assert!(sandboxes.get(&ghost).await.is_ok(), "the sandbox stays");
+    assert!(matches!(
+        teach::remove(&sandboxes, &class.id, &ghost).await,
+        Err(LabError::NotFound)
+    ));
+    // The history, newest first, and the cue: kept with the class, across a restart.
+    sandboxes.shutdown().await;
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let view = teach::view(&sandboxes, &class.id, class.code.clone())
+        .await
+        .unwrap();
+    assert_eq!(view.history.len(), 2);
+    assert!(view.history[0].what.push.is_some() && view.history[0].what.message.is_none());
+    assert_eq!(
+        view.history[1].what.message.as_deref(),
+        Some("অধ্যায় ০৮: ধাপ ৫ করুন")
+    );
+    assert_eq!((view.history[0].took, view.history[0].of), (2, 2));
+    assert_eq!(view.cue.open.map(|o| o.chapter), Some(8));
+    // A sandbox loaded after the restart shows the class's cue.
+    let cue = sandboxes
+        .get(&students[1])
+        .await
+        .unwrap()
+        .watch_presence()
+        .borrow()
+        .cue
+        .clone();
+    assert_eq!(cue, view.cue);
+    sandboxes.shutdown().await;
+}

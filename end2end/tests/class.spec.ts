@@ -495,3 +495,106 @@ test('the class shows what the server saw: a forged chapter and a forged score c
   await expect(chapter(1).locator('[data-testid="class-summary-step"][data-step="1"]')).toHaveAttribute('data-done', '1');
   await expect(teacher.getByTestId('class-summary-score')).toHaveAttribute('data-answered', '1');
 });
+
+test('a push opens the chapter that teaches it, a message reaches every screen, and the view counts the step', async ({ browser }) => {
+  test.setTimeout(150_000);
+  const { teacher, link } = await makeClass(browser);
+  const labs: { page: Page; lab: LabPage }[] = [];
+  for (const [name, phone] of [['Shimul', false], ['Tithi', false], ['Imran', true]] as const) {
+    const context = await browser.newContext(phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : {});
+    const page = await context.newPage();
+    await page.goto(link);
+    labs.push({ page, lab: await joinAs(page, name) });
+  }
+  await expect(teacher.getByTestId('class-student')).toHaveCount(3);
+  // A ghost row (a second join under another name) is taken off, asked first; the rest stay.
+  const ghost = await person(browser);
+  await ghost.goto(link);
+  await joinAs(ghost, 'Imran again');
+  await expect(teacher.getByTestId('class-student')).toHaveCount(4);
+  await row(teacher, 'Imran again').getByTestId('class-student-remove').click();
+  await row(teacher, 'Imran again').getByTestId('class-student-remove-cancel').click();
+  await expect(teacher.getByTestId('class-student')).toHaveCount(4);
+  await row(teacher, 'Imran again').getByTestId('class-student-remove').click();
+  await row(teacher, 'Imran again').getByTestId('class-student-remove-confirm').click();
+  await expect(teacher.getByTestId('class-student')).toHaveCount(3);
+  await teacher.reload();
+  await teacher.locator('html[data-hydrated]').waitFor();
+  await expect(teacher.getByTestId('class-student')).toHaveCount(3);
+
+  // A line to every screen, as typed.
+  await teacher.getByTestId('class-message-text').fill('অধ্যায় ০৮ খুলছি: replay-এর ফাঁদ');
+  await teacher.getByTestId('class-message-send').click();
+  for (const l of labs) await expect(l.page.getByTestId('class-message')).toContainText('অধ্যায় ০৮ খুলছি: replay-এর ফাঁদ');
+  await expect(teacher.getByTestId('class-message-text')).toHaveValue('');
+
+  // The replay trap with a 24-hour inbox: chapter 08 opens on every screen at its step 5,
+  // the steps before it not asked for, the replay's controls there to use.
+  await teacher.getByTestId('class-preset').selectOption('11-unguarded');
+  await teacher.getByTestId('class-push-preset').click();
+  await expect(teacher.getByTestId('class-push-report')).toHaveAttribute('data-took', '3');
+  for (const l of labs) {
+    await l.page.waitForURL(/\?chapter=8$/);
+    await expect(l.page.getByTestId('chapter')).toHaveAttribute('data-chapter', '8');
+    await expect(step(l.page, 4)).toHaveAttribute('data-skipped', 'true');
+    await expect(step(l.page, 5)).toHaveClass(/current/);
+    await expect(l.page.getByTestId('replay-start')).toBeAttached();
+    // The message stays until the next one.
+    await expect(l.page.getByTestId('class-message')).toBeVisible();
+  }
+  // A reload stays in chapter 08 at step 5, and is not pulled anywhere again.
+  const shimul = labs[0];
+  await shimul.page.reload();
+  await shimul.lab.hydrated();
+  await expect(shimul.page.getByTestId('chapter')).toHaveAttribute('data-chapter', '8');
+  await expect(step(shimul.page, 5)).toHaveClass(/current/);
+
+  // Shimul does the trap: Send, two days on, the wallet replayed from 5 days back.
+  const { page, lab } = shimul;
+  await lab.send.click();
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '500');
+  await lab.jump('day');
+  await lab.jump('day');
+  await page.getByTestId('replay-consumer').selectOption('wallet');
+  await page.getByTestId('replay-days').fill('5');
+  await page.getByTestId('replay-start').click();
+  await lab.jump('minute');
+  await expect(step(page, 5)).toHaveAttribute('data-done', 'true', { timeout: 20_000 });
+  await expect(lab.tithiBalance).toHaveAttribute('data-value', '1000');
+  // The instructor's view: chapter 08, one step done (as the server saw it), credited twice.
+  const r = row(teacher, 'Shimul');
+  await expect(r).toHaveAttribute('data-chapter', '8');
+  await expect(r).toHaveAttribute('data-steps-done', '1');
+  await expect(r).toHaveAttribute('data-damage', 'money');
+  // The totals, no names: three joined, one credited Tithi twice.
+  const total = (kind: string) => teacher.locator(`[data-testid="class-total"][data-kind="${kind}"]`);
+  await expect(total('joined')).toHaveAttribute('data-count', '3');
+  await expect(total('credited_twice')).toHaveAttribute('data-count', '1');
+  await expect(total('charged_twice')).toHaveAttribute('data-count', '0');
+  // The projector's layout: the code and the totals, no names.
+  await teacher.getByTestId('class-present').click();
+  await expect(teacher.getByTestId('class-totals')).toBeVisible();
+  await expect(teacher.getByTestId('class-code')).toBeVisible();
+  await expect(teacher.getByTestId('class-student').first()).toBeHidden();
+  await expect(teacher.getByText('Shimul', { exact: true })).toBeHidden();
+  await teacher.getByTestId('class-present').click();
+  await expect(teacher.getByTestId('class-student').first()).toBeVisible();
+  // Imran opens the join link again on his phone: he continues as himself, in his own lab.
+  const imran = labs[2];
+  const imranId = imran.lab.sandboxId();
+  await imran.page.goto(link);
+  await imran.page.locator('html[data-hydrated]').waitFor();
+  await expect(imran.page.getByTestId('join-continue')).toContainText('Imran');
+  await imran.page.getByTestId('join-continue').click();
+  await imran.page.waitForURL(new RegExp(`/lab/${imranId}`));
+  await imran.lab.hydrated();
+  await expect(imran.page.getByTestId('class-message')).toBeVisible();
+  // The history: the message and the push, newest first, with how many took each.
+  const sent = teacher.getByTestId('class-sent');
+  await expect(sent).toHaveCount(2);
+  await expect(sent.first()).toHaveAttribute('data-took', '3');
+  await teacher.reload();
+  await teacher.locator('html[data-hydrated]').waitFor();
+  await expect(teacher.getByTestId('class-sent')).toHaveCount(2);
+  for (const l of labs) l.lab.expectNoErrors();
+});

@@ -780,3 +780,4 @@ press-faults = একটা slider
 press-safeguards = একটা switch
 press-replay = একটা replay
 press-load = একটা শুরু load
+class-message-from = আপনার শিক্ষক বলছেন:

@@ -807,3 +807,4 @@ press-faults = a slider
 press-safeguards = a switch
 press-replay = a replay
 press-load = a start loaded
+class-message-from = From your instructor:

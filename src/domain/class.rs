@@ -301,6 +301,51 @@ pub struct StudentRow {
     /// since the epoch).
     pub joined_ms: i64,
     pub progress_ms: i64,
+    /// Which kinds of harm their meter showed at the server's last read.
+    #[serde(default)]
+    pub harm_kinds: HarmKinds,
+}
+
+/// The kinds of harm a damage meter shows, as bits: what the class's totals count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct HarmKinds(pub u8);
+
+impl HarmKinds {
+    pub const CHARGED_TWICE: u8 = 1;
+    pub const CREDITED_TWICE: u8 = 2;
+    pub const LOST: u8 = 4;
+    pub const STUCK: u8 = 8;
+
+    /// The kinds a meter shows.
+    pub fn of(damage: &super::state::Damage) -> HarmKinds {
+        let mut bits = 0;
+        for (figure, bit) in [
+            (damage.double_charges, Self::CHARGED_TWICE),
+            (damage.double_credits, Self::CREDITED_TWICE),
+            (damage.lost_events, Self::LOST),
+            (damage.stuck_keys, Self::STUCK),
+        ] {
+            if figure > 0 {
+                bits |= bit;
+            }
+        }
+        HarmKinds(bits)
+    }
+
+    pub fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+}
+
+/// A class in numbers, without names: for the projector.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    pub joined: usize,
+    pub charged_twice: usize,
+    pub credited_twice: usize,
+    pub lost: usize,
+    pub stuck: usize,
 }
 
 impl StudentRow {
@@ -326,9 +371,33 @@ pub struct ClassView {
     /// Every student's clock is frozen; only the instructor's thaw moves it.
     #[serde(default)]
     pub frozen: bool,
+    /// What every student's screen was last told.
+    #[serde(default)]
+    pub cue: Cue,
+    /// What the instructor sent, newest first.
+    #[serde(default)]
+    pub history: Vec<Sent>,
 }
 
 impl ClassView {
+    /// How many joined, and how many of them each kind of harm reached (at the server's last
+    /// read of their meters).
+    pub fn totals(&self) -> Totals {
+        let count = |bit| {
+            self.students
+                .iter()
+                .filter(|s| s.harm_kinds.has(bit))
+                .count()
+        };
+        Totals {
+            joined: self.students.len(),
+            charged_twice: count(HarmKinds::CHARGED_TWICE),
+            credited_twice: count(HarmKinds::CREDITED_TWICE),
+            lost: count(HarmKinds::LOST),
+            stuck: count(HarmKinds::STUCK),
+        }
+    }
+
     /// Students per chapter, chapter 1 to 9, and how many have opened none yet (index 0).
     pub fn per_chapter(&self) -> [usize; 10] {
         let mut counts = [0; 10];
@@ -356,6 +425,96 @@ pub enum Push {
     Reset,
     /// Lock (`true`) the students' own controls for a demo, or give them back.
     Lock { locked: bool },
+}
+
+/// A one-line message to every student, at most this many characters.
+pub const MESSAGE_MAX: usize = 200;
+
+/// What the instructor last put on every student's screen (docs/reference.md §10): the chapter
+/// a pushed preset opens, at the step that loads it, and a one-line message. Each carries when
+/// it was sent (server wall clock, ms), so a screen acts on each one once.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cue {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<CueOpen>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<CueMessage>,
+}
+
+impl Cue {
+    /// Nothing said: a sandbox in no class, or a class that has not spoken.
+    pub fn is_empty(&self) -> bool {
+        self.open.is_none() && self.message.is_none()
+    }
+}
+
+/// A chapter to open at a step (0-based), after a push of `scenario` in `variant`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CueOpen {
+    pub chapter: u8,
+    pub step: u8,
+    pub scenario: u8,
+    pub variant: Variant,
+    pub at_ms: i64,
+}
+
+impl CueOpen {
+    /// The chapter that teaches this preset, at its step, if one does.
+    pub fn of(scenario: u8, variant: Variant, at_ms: i64) -> Option<CueOpen> {
+        let (chapter, step) = course::opening(scenario, variant)?;
+        Some(CueOpen {
+            chapter,
+            step: step as u8,
+            scenario,
+            variant,
+            at_ms,
+        })
+    }
+}
+
+/// The instructor's words to the class, as typed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CueMessage {
+    pub text: String,
+    pub at_ms: i64,
+}
+
+/// Reads a message to the class: one line, trimmed, 1 to [`MESSAGE_MAX`] characters, no
+/// control characters; refused naming the field `text`.
+pub fn message_text(text: &str) -> Result<String, FieldError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(FieldError::new("text", "write the message first"));
+    }
+    if text.chars().count() > MESSAGE_MAX {
+        return Err(FieldError::new(
+            "text",
+            format!("a message is at most {MESSAGE_MAX} characters"),
+        ));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(FieldError::new("text", "a message is one line"));
+    }
+    Ok(text.to_owned())
+}
+
+/// One line of the class's history: what the instructor sent, when, and how many of the
+/// class's sandboxes took it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sent {
+    pub at_ms: i64,
+    pub what: SentWhat,
+    pub took: usize,
+    pub of: usize,
+}
+
+/// What was sent: a push, a message, or both at once.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SentWhat {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<Push>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// What a push did: how many of the class's sandboxes took it.
@@ -532,6 +691,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_message_is_one_trimmed_line_of_at_most_200_characters() {
+        assert_eq!(
+            message_text("  open chapter 08  ").unwrap(),
+            "open chapter 08"
+        );
+        assert_eq!(message_text("অধ্যায় ০৮ খুলুন").unwrap(), "অধ্যায় ০৮ খুলুন");
+        for bad in ["", "   ", "two\nlines", &"x".repeat(MESSAGE_MAX + 1)] {
+            assert_eq!(message_text(bad).unwrap_err().field, "text", "{bad:?}");
+        }
+        assert!(message_text(&"৳".repeat(MESSAGE_MAX)).is_ok());
+    }
+
+    #[test]
     fn a_typed_code_forgives_case_spaces_hyphens_and_bangla_digits() {
         let code = ClassCode::parse("hkm 479").unwrap();
         assert_eq!(code.as_str(), "HKM479");
@@ -578,6 +750,53 @@ mod tests {
     }
 
     #[test]
+    fn the_totals_count_students_per_kind_of_harm_without_names() {
+        let student = |bits: u8| StudentRow {
+            sandbox: "s".into(),
+            name: "n".into(),
+            progress: None,
+            harm: Harm::None,
+            last_event: None,
+            joined_ms: 0,
+            progress_ms: 0,
+            harm_kinds: HarmKinds(bits),
+        };
+        let view = ClassView {
+            id: "c".into(),
+            code: ClassCode::parse("ACEFGH").unwrap(),
+            now_ms: 0,
+            students: vec![
+                student(HarmKinds::CHARGED_TWICE | HarmKinds::LOST),
+                student(HarmKinds::CHARGED_TWICE),
+                student(0),
+            ],
+            locked: false,
+            frozen: false,
+            cue: Cue::default(),
+            history: vec![],
+        };
+        assert_eq!(
+            view.totals(),
+            Totals {
+                joined: 3,
+                charged_twice: 2,
+                credited_twice: 0,
+                lost: 1,
+                stuck: 0
+            }
+        );
+        let damage = super::super::state::Damage {
+            double_credits: 1,
+            stuck_keys: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            HarmKinds::of(&damage),
+            HarmKinds(HarmKinds::CREDITED_TWICE | HarmKinds::STUCK)
+        );
+    }
+
+    #[test]
     fn a_student_is_stuck_after_five_quiet_minutes_in_an_unfinished_chapter() {
         let mut s = StudentRow {
             sandbox: "s".into(),
@@ -587,6 +806,7 @@ mod tests {
             last_event: None,
             joined_ms: 0,
             progress_ms: 1_000,
+            harm_kinds: HarmKinds::default(),
         };
         assert!(!s.stuck(1_000 + STUCK_AFTER_MS - 1));
         assert!(s.stuck(1_000 + STUCK_AFTER_MS));

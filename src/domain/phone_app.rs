@@ -147,8 +147,8 @@ impl PhoneView {
 }
 
 /// What the screens of one sandbox share beyond its stores, kept in the server's memory only:
-/// the phone as the app's browser last showed it, and whether the class's instructor has
-/// locked the student's controls for a demo or frozen the clock.
+/// the phone as the app's browser last showed it, whether the class's instructor has locked
+/// the student's controls for a demo or frozen the clock, and what they last told the class.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Presence {
     pub phone: Option<PhoneView>,
@@ -156,6 +156,10 @@ pub struct Presence {
     /// The class's instructor froze every clock: the student's own clock controls are refused.
     #[serde(default)]
     pub frozen: bool,
+    /// What the class's instructor last put on the student's screen: a chapter to open, a
+    /// message.
+    #[serde(default, skip_serializing_if = "super::class::Cue::is_empty")]
+    pub cue: super::class::Cue,
 }
 
 /// What the app does with a tap on Send.

@@ -18,7 +18,8 @@ use uuid::Uuid;
 
 use super::error::LabError;
 use crate::domain::class::{
-    student_name, ClassCode, ClassSummary, Harm, Progress, StudentRow, SummaryRow,
+    student_name, ClassCode, ClassSummary, Cue, Harm, HarmKinds, Progress, Sent, StudentRow,
+    SummaryRow,
 };
 use crate::domain::{FieldError, TimelineEvent};
 
@@ -93,6 +94,37 @@ pub struct NewClass {
 }
 
 /// Wall time, ms since the epoch.
+/// Lines of a class's history its view shows.
+pub const HISTORY_MAX: i64 = 50;
+
+/// What a class holds over its students' sandboxes: the lock on their controls, the freeze of
+/// their clocks, and what their screens were last told.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Holds {
+    pub locked: bool,
+    pub frozen: bool,
+    pub cue: Cue,
+}
+
+impl Holds {
+    fn of(row: Option<(bool, bool, String)>) -> Holds {
+        row.map(|(locked, frozen, cue)| Holds {
+            locked,
+            frozen,
+            // A cue that no longer reads is no cue.
+            cue: serde_json::from_str(&cue).unwrap_or_default(),
+        })
+        .unwrap_or_default()
+    }
+
+    /// Puts the class's hold on one of its sandboxes.
+    pub fn apply(&self, handle: &super::sandbox::SandboxHandle) {
+        handle.set_locked(self.locked);
+        handle.set_frozen(self.frozen);
+        handle.set_cue(&self.cue);
+    }
+}
+
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -135,6 +167,7 @@ struct Row {
     last_event: Option<String>,
     last_event_id: i64,
     harm_seen: String,
+    harm_kinds: i64,
 }
 
 impl Row {
@@ -151,6 +184,7 @@ impl Row {
                 .and_then(|e| serde_json::from_str::<TimelineEvent>(&e).ok()),
             joined_ms: self.joined_ms,
             progress_ms: self.progress_ms,
+            harm_kinds: HarmKinds(self.harm_kinds as u8),
         }
     }
 }
@@ -327,6 +361,24 @@ impl Classes {
         self.used(class_id, now).await?;
         self.bump(class_id);
         tracing::info!(class = %class_id, sandbox, "student joined");
+        Ok(())
+    }
+
+    /// Takes a student off the class's roster (their progress, reach and shared score go with
+    /// the row); their sandbox stays theirs. `NotFound` when the sandbox is not this class's.
+    pub async fn remove(&self, class_id: &str, sandbox: &str) -> Result<(), LabError> {
+        let gone = sqlx::query("DELETE FROM students WHERE class_id = ?1 AND sandbox = ?2")
+            .bind(class_id)
+            .bind(sandbox)
+            .execute(&self.0.pool)
+            .await?
+            .rows_affected();
+        if gone == 0 {
+            return Err(LabError::NotFound);
+        }
+        self.used(class_id, now_ms()).await?;
+        self.bump(class_id);
+        tracing::info!(class = %class_id, sandbox, "student removed");
         Ok(())
     }
 
@@ -513,27 +565,80 @@ impl Classes {
         Ok(())
     }
 
-    /// Whether a sandbox's class has locked its student's controls, and frozen its clock
-    /// (both false outside a class).
-    pub async fn holds_for(&self, sandbox: &str) -> Result<(bool, bool), LabError> {
-        let row: Option<(bool, bool)> = sqlx::query_as(
-            "SELECT c.locked, c.frozen FROM students s JOIN classes c ON c.id = s.class_id
+    /// What a sandbox's class holds over it: the lock, the freeze and the cue (all empty
+    /// outside a class).
+    pub async fn holds_for(&self, sandbox: &str) -> Result<Holds, LabError> {
+        let row: Option<(bool, bool, String)> = sqlx::query_as(
+            "SELECT c.locked, c.frozen, c.cue FROM students s JOIN classes c ON c.id = s.class_id
              WHERE s.sandbox = ?1",
         )
         .bind(sandbox)
         .fetch_optional(&self.0.pool)
         .await?;
-        Ok(row.unwrap_or_default())
+        Ok(Holds::of(row))
     }
 
-    /// The class's lock and freeze, as its instructor last set them.
-    pub async fn holds(&self, class_id: &str) -> Result<(bool, bool), LabError> {
-        let row: Option<(bool, bool)> =
-            sqlx::query_as("SELECT locked, frozen FROM classes WHERE id = ?1")
+    /// The class's lock, freeze and cue, as its instructor last set them.
+    pub async fn holds(&self, class_id: &str) -> Result<Holds, LabError> {
+        let row: Option<(bool, bool, String)> =
+            sqlx::query_as("SELECT locked, frozen, cue FROM classes WHERE id = ?1")
                 .bind(class_id)
                 .fetch_optional(&self.0.pool)
                 .await?;
-        Ok(row.unwrap_or_default())
+        Ok(Holds::of(row))
+    }
+
+    /// Keeps what every student's screen is told now; the caller tells the running sandboxes
+    /// (`server::teach`).
+    pub async fn set_cue(&self, class_id: &str, cue: &Cue) -> Result<(), LabError> {
+        // Plain fields and strings: serializing cannot fail.
+        let json = serde_json::to_string(cue).unwrap_or_else(|_| "{}".to_owned());
+        sqlx::query("UPDATE classes SET cue = ?2 WHERE id = ?1")
+            .bind(class_id)
+            .bind(json)
+            .execute(&self.0.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Adds a line to the class's history, and tells its view.
+    pub async fn log_sent(&self, class_id: &str, sent: &Sent) -> Result<(), LabError> {
+        let what = serde_json::to_string(&sent.what).unwrap_or_else(|_| "{}".to_owned());
+        sqlx::query(
+            "INSERT INTO sent (class_id, at_ms, what, took, of) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .bind(class_id)
+        .bind(sent.at_ms)
+        .bind(what)
+        .bind(sent.took as i64)
+        .bind(sent.of as i64)
+        .execute(&self.0.pool)
+        .await?;
+        self.bump(class_id);
+        Ok(())
+    }
+
+    /// The class's history, newest first, at most [`HISTORY_MAX`] lines.
+    pub async fn history(&self, class_id: &str) -> Result<Vec<Sent>, LabError> {
+        let rows: Vec<(i64, String, i64, i64)> = sqlx::query_as(
+            "SELECT at_ms, what, took, of FROM sent WHERE class_id = ?1
+             ORDER BY at_ms DESC, rowid DESC LIMIT ?2",
+        )
+        .bind(class_id)
+        .bind(HISTORY_MAX)
+        .fetch_all(&self.0.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(at_ms, what, took, of)| {
+                Some(Sent {
+                    at_ms,
+                    what: serde_json::from_str(&what).ok()?,
+                    took: took as usize,
+                    of: of as usize,
+                })
+            })
+            .collect())
     }
 
     /// The read-only mirror token of a sandbox, made on first asking.
@@ -602,7 +707,7 @@ impl Classes {
     pub async fn students(&self, class_id: &str) -> Result<Vec<(StudentRow, i64, Harm)>, LabError> {
         let rows: Vec<Row> = sqlx::query_as(
             "SELECT sandbox, name, joined_ms, chapter, steps_done, progress_ms, harm, last_event,
-                    last_event_id, harm_seen
+                    last_event_id, harm_seen, harm_kinds
              FROM students WHERE class_id = ?1 ORDER BY joined_ms, name",
         )
         .bind(class_id)
@@ -619,14 +724,18 @@ impl Classes {
 
     /// Keeps what was read of a student's sandbox: its harm and newest event, and the worse of
     /// that harm and `seen`, the worst read before ("harm seen": a reset does not wipe it).
-    pub async fn note(&self, s: &StudentRow, seen: Harm) -> Result<(), LabError> {
-        let (id, text) = match &s.last_event {
-            Some(e) => (e.id, serde_json::to_string(e).ok()),
-            None => (0, None),
-        };
+    /// `newest`: the id of the newest event read, which may be one the view does not show.
+    pub async fn note(&self, s: &StudentRow, seen: Harm, newest: i64) -> Result<(), LabError> {
+        let (id, text) = (
+            newest,
+            s.last_event
+                .as_ref()
+                .and_then(|e| serde_json::to_string(e).ok()),
+        );
         let seen = seen.worst(s.harm);
         sqlx::query(
-            "UPDATE students SET harm = ?2, last_event = ?3, last_event_id = ?4, harm_seen = ?5
+            "UPDATE students SET harm = ?2, last_event = ?3, last_event_id = ?4, harm_seen = ?5,
+               harm_kinds = ?6
              WHERE sandbox = ?1",
         )
         .bind(&s.sandbox)
@@ -634,6 +743,7 @@ impl Classes {
         .bind(text)
         .bind(id)
         .bind(seen.id())
+        .bind(i64::from(s.harm_kinds.0))
         .execute(&self.0.pool)
         .await?;
         Ok(())

@@ -8,7 +8,10 @@ use uuid::Uuid;
 use super::classes::now_ms;
 use super::error::LabError;
 use super::sandboxes::Sandboxes;
-use crate::domain::class::{ChapterReport, ClassCode, ClassView, Progress, Push, PushReport};
+use crate::domain::class::{
+    message_text, ChapterReport, ClassCode, ClassView, CueMessage, CueOpen, Progress, Push,
+    PushReport, Sent, SentWhat,
+};
 use crate::domain::{ClockCommand, ClockMode, SafeguardValue, SafeguardsPatch};
 
 /// A student joins a class under a name: a new sandbox of their own (with the id the balancer
@@ -25,14 +28,22 @@ pub async fn join(
     let code = ClassCode::parse(code)?;
     let id = crate::domain::class::class_scoped_id(&code, id.unwrap_or_else(Uuid::new_v4));
     let handle = sandboxes.create(Some(id), None, ClockMode::Live).await?;
-    let (locked, frozen) = classes.holds(&class_id).await?;
-    handle.set_locked(locked);
-    handle.set_frozen(frozen);
+    classes.holds(&class_id).await?.apply(&handle);
     let sandbox = handle.id.to_string();
     // If a join for the same name won the race in between, this sandbox stays untouched, and
     // the disk cap reclaims such sandboxes first.
     classes.enrol(&class_id, &sandbox, &name).await?;
     Ok(sandbox)
+}
+
+/// Takes a student off the roster: the row goes, the sandbox stays the student's, out of the
+/// class's hold (no lock, no freeze, no cue) if it is running.
+pub async fn remove(sandboxes: &Sandboxes, class_id: &str, sandbox: &str) -> Result<(), LabError> {
+    sandboxes.classes().remove(class_id, sandbox).await?;
+    if let Some(handle) = sandboxes.running(sandbox).await {
+        super::classes::Holds::default().apply(&handle);
+    }
+    Ok(())
 }
 
 /// The newest events since a reset a chapter's steps are checked against: more than any
@@ -61,7 +72,16 @@ pub async fn report(
     let holds = chapter.progress(&events, &state, &looked);
     let before = classes.reached(sandbox, chapter.n).await?;
     let mut done: Vec<bool> = (0..holds.len()).map(|k| before >> k & 1 == 1).collect();
-    crate::domain::course::advance(&mut done, &holds);
+    // A chapter the class's push opened at a step does not ask for the steps before it: the
+    // server knows the push, whatever the browser says.
+    let from = classes
+        .holds_for(sandbox)
+        .await?
+        .cue
+        .open
+        .filter(|o| o.chapter == chapter.n)
+        .map_or(0, |o| usize::from(o.step));
+    crate::domain::course::advance_from(&mut done, &holds, from);
     let ticked = done
         .iter()
         .enumerate()
@@ -92,8 +112,14 @@ pub async fn view(
                 Ok(Some(event)) if event.id != seen => match handle.damage().await {
                     Ok(damage) => {
                         student.harm = damage.verdict().into();
-                        student.last_event = Some(event);
-                        classes.note(&student, harm_seen).await?;
+                        student.harm_kinds = crate::domain::class::HarmKinds::of(&damage);
+                        let newest = event.id;
+                        // A clock the instructor froze or thawed says nothing of what the
+                        // student did: the row keeps the student's own newest event.
+                        if event.kind != crate::domain::EventKind::ClockChanged {
+                            student.last_event = Some(event);
+                        }
+                        classes.note(&student, harm_seen, newest).await?;
                     }
                     Err(e) => tracing::warn!(sandbox = %student.sandbox, "class view: {e}"),
                 },
@@ -103,20 +129,72 @@ pub async fn view(
         }
         students.push(student);
     }
-    let (locked, frozen) = classes.holds(class_id).await?;
+    let holds = classes.holds(class_id).await?;
     Ok(ClassView {
         id: class_id.to_owned(),
         code,
         now_ms: now_ms(),
         students,
-        locked,
-        frozen,
+        locked: holds.locked,
+        frozen: holds.frozen,
+        cue: holds.cue,
+        history: classes.history(class_id).await?,
     })
+}
+
+/// A one-line message to every student's screen, until the next one: kept with the class (a
+/// sandbox loaded later shows it too), told to the running sandboxes, and written in the
+/// class's history.
+pub async fn message(
+    sandboxes: &Sandboxes,
+    class_id: &str,
+    text: &str,
+) -> Result<PushReport, LabError> {
+    let text = message_text(text)?;
+    let classes = sandboxes.classes();
+    let at_ms = now_ms();
+    let mut cue = classes.holds(class_id).await?.cue;
+    cue.message = Some(CueMessage {
+        text: text.clone(),
+        at_ms,
+    });
+    classes.set_cue(class_id, &cue).await?;
+    let students = classes.students(class_id).await?;
+    let of = students.len();
+    let mut took = 0;
+    for (student, ..) in students {
+        if let Some(handle) = sandboxes.running(&student.sandbox).await {
+            handle.set_cue(&cue);
+        }
+        // One not running reads the cue from the class when it loads.
+        took += 1;
+    }
+    let report = PushReport { took, of };
+    log(classes, class_id, at_ms, None, Some(text), report).await?;
+    Ok(report)
+}
+
+async fn log(
+    classes: &super::classes::Classes,
+    class_id: &str,
+    at_ms: i64,
+    push: Option<Push>,
+    message: Option<String>,
+    report: PushReport,
+) -> Result<(), LabError> {
+    let sent = Sent {
+        at_ms,
+        what: SentWhat { push, message },
+        took: report.took,
+        of: report.of,
+    };
+    classes.log_sent(class_id, &sent).await
 }
 
 /// Does one thing to every student's sandbox at once (loading the ones not running), each
 /// sandbox on its own owner, all at the same time. Reports how many took it; a sandbox that
-/// failed (expired, or the server full) is logged and not counted.
+/// failed (expired, or the server full) is logged and not counted. A preset also opens the
+/// chapter that teaches it, at the step that loads it, on every student's screen.
 pub async fn push(
     sandboxes: &Sandboxes,
     class_id: &str,
@@ -137,14 +215,24 @@ pub async fn push(
         Push::Freeze { frozen } => classes.set_frozen(class_id, frozen).await?,
         _ => {}
     }
+    let at_ms = now_ms();
+    let mut cue = classes.holds(class_id).await?.cue;
+    if let Push::Preset { scenario, variant } = push {
+        cue.open = CueOpen::of(scenario, variant, at_ms);
+        classes.set_cue(class_id, &cue).await?;
+    }
     let students = classes.students(class_id).await?;
     let of = students.len();
     let each = students.into_iter().map(|(student, ..)| {
         let preset = preset.clone();
+        let cue = &cue;
         async move {
             let handle = sandboxes.get(&student.sandbox).await?;
             match push {
-                Push::Preset { .. } => handle.load_scenario(preset.expect("checked above")).await?,
+                Push::Preset { .. } => {
+                    handle.load_scenario(preset.expect("checked above")).await?;
+                    handle.set_cue(cue);
+                }
                 Push::Safeguard { safeguard, on } => handle
                     .set_safeguards(SafeguardsPatch::one(safeguard, SafeguardValue::On(on))?)
                     .await
@@ -179,5 +267,7 @@ pub async fn push(
         })
         .count();
     classes.touch(class_id).await?;
-    Ok(PushReport { took, of })
+    let report = PushReport { took, of };
+    log(classes, class_id, at_ms, Some(push), None, report).await?;
+    Ok(report)
 }

@@ -20,7 +20,7 @@ pub fn JoinPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="panel">{move || tr!("join-looking")}</p> }>
             {move || Suspend::new(async move {
                 match class.await {
-                    Ok(spaced) => view! { <JoinForm code=code() spaced /> }.into_any(),
+                    Ok(found) => view! { <JoinForm code=code() spaced=found.spaced you=found.you /> }.into_any(),
                     Err(e) => view! { <NoClass code=code() error=e /> }.into_any(),
                 }
             })}
@@ -48,7 +48,7 @@ fn NoClass(code: String, error: FnError) -> impl IntoView {
 }
 
 #[component]
-fn JoinForm(code: String, spaced: String) -> impl IntoView {
+fn JoinForm(code: String, spaced: String, you: Option<super::Seat>) -> impl IntoView {
     let name = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
     let join =
@@ -79,6 +79,19 @@ fn JoinForm(code: String, spaced: String) -> impl IntoView {
         <section class="panel join" aria-labelledby="join-title">
             <h1 id="join-title">{move || tr!("join-title")}</h1>
             <p>{move || tr_args("join-class", &[("code", spaced.clone())])}</p>
+            // This browser already joined: the link opened again continues as that student.
+            {you.map(|seat| {
+                let href = format!("/lab/{}", seat.sandbox);
+                let name = seat.name;
+                view! {
+                    <p class="join-again">
+                        <a class="button primary" data-testid="join-continue" href=href rel="external">
+                            {move || tr_args("join-continue", &[("name", name.clone())])}
+                        </a>
+                    </p>
+                    <p class="hint">{move || tr!("join-someone-else")}</p>
+                }
+            })}
             <form on:submit=submit>
                 <label for="join-name">{move || tr!("join-name")}</label>
                 <input

@@ -101,9 +101,50 @@ pub async fn class_push(class: String, push: Push) -> Result<PushReport, FnError
     Ok(crate::server::teach::push(&crate::app::lab::sandboxes(), &class, push).await?)
 }
 
-/// The code, spaced for reading, if it names a living class.
+/// Takes a student off the class's roster (their sandbox stays theirs); only the class's
+/// instructor may.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn find_class(code: String) -> Result<String, FnError> {
+pub async fn class_remove(class: String, sandbox: String) -> Result<(), FnError> {
+    use crate::server::classes::secret_cookie;
+    use crate::server::web::cookie;
+    let headers = request_headers();
+    classes()
+        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
+        .await?;
+    Ok(crate::server::teach::remove(&crate::app::lab::sandboxes(), &class, &sandbox).await?)
+}
+
+/// A one-line message to every student's screen; only the class's instructor may.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn class_message(class: String, text: String) -> Result<PushReport, FnError> {
+    use crate::server::classes::secret_cookie;
+    use crate::server::web::cookie;
+    let headers = request_headers();
+    classes()
+        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
+        .await?;
+    Ok(crate::server::teach::message(&crate::app::lab::sandboxes(), &class, &text).await?)
+}
+
+/// A class found by its code: the code spaced for reading, and, when this browser's sandbox
+/// already sits in it, who the student is there (the join link opened again continues).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FoundClass {
+    pub spaced: String,
+    pub you: Option<Seat>,
+}
+
+/// A student's place in a class: their sandbox and name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Seat {
+    pub sandbox: String,
+    pub name: String,
+}
+
+/// The code, spaced for reading, if it names a living class, and this browser's seat in it.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn find_class(code: String) -> Result<FoundClass, FnError> {
+    use crate::server::web::{cookie, SANDBOX_COOKIE};
     let code = crate::domain::class::ClassCode::parse(&code)?;
     let parts = expect_context::<axum::http::request::Parts>();
     if parts
@@ -118,7 +159,18 @@ pub async fn find_class(code: String) -> Result<String, FnError> {
     } else {
         classes().find(&code).await?;
     }
-    Ok(code.spaced())
+    let you = match cookie(&parts.headers, SANDBOX_COOKIE) {
+        Some(sandbox) => classes()
+            .membership(&sandbox)
+            .await?
+            .filter(|(theirs, _)| *theirs == code)
+            .map(|(_, name)| Seat { sandbox, name }),
+        None => None,
+    };
+    Ok(FoundClass {
+        spaced: code.spaced(),
+        you,
+    })
 }
 
 /// A student joins the class under a name: a sandbox of their own, which also becomes this

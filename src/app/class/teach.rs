@@ -5,12 +5,15 @@ use crate::tr;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use super::{class_page, class_push, create_class, read_class_summary, ClassPageData};
+use super::{
+    class_message, class_page, class_push, class_remove, create_class, read_class_summary,
+    ClassPageData,
+};
 use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_args, tr_id};
 use crate::app::lab::preset_name;
 use crate::domain::class::{
-    pushable_presets, ClassSummary, ClassView, Harm, Push, PushReport, StudentRow,
+    pushable_presets, ClassSummary, ClassView, Harm, Push, PushReport, SentWhat, StudentRow, Totals,
 };
 use crate::domain::scenario::Variant;
 use crate::domain::Safeguard;
@@ -186,8 +189,21 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
     };
     let counts = move || view.with(ClassView::per_chapter);
     let spaced = code.spaced();
+    // The projector's layout: the code and the totals, no names.
+    let presenting = RwSignal::new(false);
     view! {
-        <div class="class-page">
+        <div class="class-page" class:presenting=move || presenting.get()>
+            <p class="class-present-row">
+                <button
+                    type="button"
+                    class="button"
+                    data-testid="class-present"
+                    aria-pressed=move || presenting.get().to_string()
+                    on:click=move |_| presenting.update(|p| *p = !*p)
+                >
+                    {move || if presenting.get() { tr!("class-present-off") } else { tr!("class-present-on") }}
+                </button>
+            </p>
             <div class="class-side">
             <section class="panel class-join" aria-labelledby="class-join-title">
                 <h1 id="class-join-title" class="visually-hidden">{move || tr!("class-title")}</h1>
@@ -200,11 +216,14 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
                 </p>
                 <div class="class-qr" role="img" aria-label=move || tr!("class-qr-label") inner_html=qr_svg></div>
             </section>
+            <ClassTotals view=view />
             <PushPanel
                 class=class_id_view.clone()
                 count=Signal::derive(move || view.with(|v| v.students.len()))
                 view=view
             />
+            <MessagePanel class=class_id_view.clone() view=view />
+            <History view=view now=Signal::derive(server_now) />
 
             </div>
             <section class="panel class-students" aria-labelledby="class-students-title">
@@ -346,7 +365,13 @@ fn SummaryTables(s: ClassSummary) -> impl IntoView {
                                                 .enumerate()
                                                 .map(|(k, done)| view! {
                                                     <li data-testid="class-summary-step" data-step=k + 1 data-done=done
-                                                        title=move || tr_args("class-summary-step", &[("k", digits(&(k + 1).to_string())), ("n", digits(&done.to_string()))])>
+                                                        title=move || format!(
+                                                            "{} — {}",
+                                                            tr_args("class-summary-step", &[("k", digits(&(k + 1).to_string())), ("n", digits(&done.to_string()))]),
+                                                            tr_id(&format!("ch{n:02}-step{}", k + 1)),
+                                                        )>
+                                                        // Which step, then how many did it.
+                                                        <span class="class-step-k">{digits(&(k + 1).to_string())}</span>
                                                         {digits(&done.to_string())}
                                                     </li>
                                                 })
@@ -526,6 +551,8 @@ fn PushPanel(class: String, count: Signal<usize>, view: RwSignal<ClassView>) -> 
                 data-of=move || report().map(|r| r.of.to_string())>
                 {move || match push.value().get() {
                     _ if busy() => tr!("class-pushing"),
+                    // An earlier push's count is not the answer to the reset being asked.
+                    _ if confirming.get() => String::new(),
                     Some(Ok((_, r))) => tr_args("class-pushed", &[("took", digits(&r.took.to_string())), ("of", digits(&r.of.to_string()))]),
                     Some(Err(e)) => e.text(),
                     None => String::new(),
@@ -535,9 +562,155 @@ fn PushPanel(class: String, count: Signal<usize>, view: RwSignal<ClassView>) -> 
     }
 }
 
+/// The class in numbers, no names, large enough to project: who joined, and how many met
+/// each kind of harm (as the server last read their meters), following the class stream.
+#[component]
+fn ClassTotals(view: RwSignal<ClassView>) -> impl IntoView {
+    let totals = move || view.with(ClassView::totals);
+    let line = move |kind: &'static str, count: fn(&Totals) -> usize| {
+        view! {
+            <li class="class-total" data-testid="class-total" data-kind=kind data-count=move || count(&totals()).to_string()>
+                <span class="class-total-n">{move || digits(&count(&totals()).to_string())}</span>
+                <span class="class-total-what">{move || {
+                    let of = digits(&totals().joined.to_string());
+                    tr_args(&format!("class-total-{kind}"), &[("of", of)])
+                }}</span>
+            </li>
+        }
+    };
+    view! {
+        <section class="panel class-totals" aria-labelledby="class-totals-title" data-testid="class-totals">
+            <h2 id="class-totals-title">{move || tr!("class-totals-title")}</h2>
+            <ul class="class-total-list">
+                {line("joined", |t| t.joined)}
+                {line("charged_twice", |t| t.charged_twice)}
+                {line("credited_twice", |t| t.credited_twice)}
+                {line("lost", |t| t.lost)}
+                {line("stuck", |t| t.stuck)}
+            </ul>
+        </section>
+    }
+}
+
+/// One line to every student's screen, shown there until the next one.
+#[component]
+fn MessagePanel(class: String, view: RwSignal<ClassView>) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let sending = Action::new(move |t: &String| {
+        let (class, t) = (class.clone(), t.clone());
+        async move { class_message(class, t).await }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = sending.value().get() {
+            text.set(String::new());
+        }
+    });
+    let send = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        sending.dispatch(text.get_untracked());
+    };
+    let now_shown = move || view.with(|v| v.cue.message.as_ref().map(|m| m.text.clone()));
+    view! {
+        <section class="panel class-message-panel" aria-labelledby="class-message-title">
+            <h2 id="class-message-title">{move || tr!("class-message-title")}</h2>
+            <form class="class-push-row" on:submit=send>
+                <label for="class-message-text" class="visually-hidden">{move || tr!("class-message-title")}</label>
+                <input
+                    id="class-message-text"
+                    type="text"
+                    data-testid="class-message-text"
+                    maxlength=crate::domain::class::MESSAGE_MAX
+                    placeholder=move || tr!("class-message-placeholder")
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
+                />
+                <button type="submit" class="button" data-testid="class-message-send" disabled=move || sending.pending().get()>
+                    {move || tr!("class-message-send")}
+                </button>
+            </form>
+            <p class="hint" role="status" aria-live="polite" data-testid="class-message-report">
+                {move || match sending.value().get() {
+                    Some(Err(e)) => e.text(),
+                    _ => now_shown()
+                        .map(|t| tr_args("class-message-now", &[("text", t)]))
+                        .unwrap_or_default(),
+                }}
+            </p>
+        </section>
+    }
+}
+
+/// What the instructor sent, newest first: each push and message, when, and how many labs
+/// took it (kept with the class).
+#[component]
+fn History(view: RwSignal<ClassView>, now: Signal<i64>) -> impl IntoView {
+    let lines = move || view.with(|v| v.history.clone());
+    view! {
+        <section class="panel class-history" aria-labelledby="class-history-title">
+            <h2 id="class-history-title">{move || tr!("class-history-title")}</h2>
+            <Show when=move || view.with(|v| v.history.is_empty())>
+                <p class="hint">{move || tr!("class-history-none")}</p>
+            </Show>
+            <ol class="class-history-list" data-testid="class-history">
+                {move || lines().into_iter().map(|sent| {
+                    let what = sent_text(&sent.what);
+                    let at = sent.at_ms;
+                    let (took, of) = (sent.took, sent.of);
+                    view! {
+                        <li data-testid="class-sent" data-took=took data-of=of>
+                            <span class="class-sent-ago">{move || {
+                                let minutes = ((now.get() - at).max(0) / 60_000).to_string();
+                                tr_args("class-since", &[("minutes", digits(&minutes))])
+                            }}</span>
+                            " · " {what} " · "
+                            {move || tr_args("class-pushed", &[("took", digits(&took.to_string())), ("of", digits(&of.to_string()))])}
+                        </li>
+                    }
+                }).collect_view()}
+            </ol>
+        </section>
+    }
+}
+
+/// A line of the history in words.
+fn sent_text(what: &SentWhat) -> String {
+    let push = what.push.map(|p| match p {
+        Push::Preset { scenario, variant } => preset_name(scenario, variant),
+        Push::Safeguard { safeguard, on } => tr_args(
+            if on {
+                "class-sent-safeguard-on"
+            } else {
+                "class-sent-safeguard-off"
+            },
+            &[(
+                "safeguard",
+                tr_id(&format!("safeguard-{}-name", safeguard.id())),
+            )],
+        ),
+        Push::Freeze { frozen } => tr_id(if frozen {
+            "class-sent-freeze"
+        } else {
+            "class-sent-thaw"
+        }),
+        Push::Reset => tr_id("class-sent-reset"),
+        Push::Lock { locked } => tr_id(if locked {
+            "class-sent-lock"
+        } else {
+            "class-sent-unlock"
+        }),
+    });
+    let message = what.message.as_ref().map(|t| format!("“{t}”"));
+    [push, message]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 #[component]
 fn StudentLine(s: StudentRow, class: String, now: Signal<i64>) -> impl IntoView {
     let open = format!("/teach/{class}/students/{}/open", s.sandbox);
+    let class_for_remove = class.clone();
     let name_for_open = s.name.clone();
     let (chapter, done, total) = match s.progress {
         Some(p) => (p.chapter, p.steps_done, p.steps_total()),
@@ -595,8 +768,47 @@ fn StudentLine(s: StudentRow, class: String, now: Signal<i64>) -> impl IntoView 
                 >
                     {move || tr!("class-open")}
                 </a>
+                " "
+                <RemoveStudent class=class_for_remove sandbox=s.sandbox.clone() name=s.name.clone() />
             </td>
         </tr>
+    }
+}
+
+/// Takes a row off the roster (a ghost of a second join, a student who left), asked first;
+/// the student's sandbox stays theirs.
+#[component]
+fn RemoveStudent(class: String, sandbox: String, name: String) -> impl IntoView {
+    let asking = RwSignal::new(false);
+    let remove = Action::new(move |_: &()| {
+        let (class, sandbox) = (class.clone(), sandbox.clone());
+        async move { class_remove(class, sandbox).await }
+    });
+    let label = tr_args("class-student-remove-label", &[("name", name.clone())]);
+    view! {
+        <Show
+            when=move || asking.get()
+            fallback=move || view! {
+                <button type="button" class="linkish" data-testid="class-student-remove" aria-label=label.clone() on:click=move |_| asking.set(true)>
+                    {move || tr!("class-student-remove")}
+                </button>
+            }
+        >
+            <span class="class-confirm">
+                {move || tr!("class-student-remove-ask")}
+                <button type="button" class="button danger" data-testid="class-student-remove-confirm" disabled=move || remove.pending().get()
+                    on:click=move |_| { remove.dispatch(()); }>
+                    {move || tr!("class-student-remove-yes")}
+                </button>
+                <button type="button" class="button" data-testid="class-student-remove-cancel" on:click=move |_| asking.set(false)>
+                    {move || tr!("class-student-remove-no")}
+                </button>
+            </span>
+        </Show>
+        {move || match remove.value().get() {
+            Some(Err(e)) => Some(view! { <span class="error" role="alert">{e.text()}</span> }),
+            _ => None,
+        }}
     }
 }
 

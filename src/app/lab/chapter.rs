@@ -81,10 +81,33 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     let restarted = StoredValue::new(None::<i64>);
     // The newest event when the current step became current: the presses after it are its.
     let since = RwSignal::new(0i64);
+    // A class's push that opened this chapter at a step: the steps before it are not asked
+    // for (`course::advance_from`; the server counts the same, `server::teach::report`).
+    let presence = live.presence;
+    let from = Memo::new(move |_| {
+        presence.with(|p| {
+            p.cue
+                .open
+                .filter(|o| o.chapter == n)
+                .map_or(0, |o| usize::from(o.step))
+        })
+    });
     tick_steps(
-        &live, chapter, &latch_key, progress, looked, restarted, since,
+        &live,
+        chapter,
+        &latch_key,
+        Ticking {
+            progress,
+            looked,
+            restarted,
+            since,
+            from,
+        },
     );
-    let current = Memo::new(move |_| progress.with(|p| p.iter().position(|d| !d)));
+    let current = Memo::new(move |_| {
+        let from = from.get();
+        progress.with(|p| p.iter().enumerate().position(|(i, d)| i >= from && !d))
+    });
     let finished = Memo::new(move |_| current.get().is_none());
     let done_before = RwSignal::new(Vec::<u8>::new());
     let collapsed = RwSignal::new(false);
@@ -320,19 +343,30 @@ fn last_reset(live: &LabStream) -> Option<i64> {
     })
 }
 
-/// Ticks the chapter's steps as their checks come to hold, in order (`course::advance`), and
-/// remembers them (`latch_key`); the first run, after hydration, takes in what was saved. A
-/// step that asks the student to look at something counts what they looked at while it was
-/// the current one (`looked`).
-fn tick_steps(
-    live: &LabStream,
-    chapter: &'static Chapter,
-    latch_key: &str,
+/// What ticking a chapter's steps reads and writes: the steps done, what the student looked
+/// at, a start over waiting for its reset, where the current step's presses start, and the
+/// step a class's push opened the chapter at.
+#[derive(Clone, Copy)]
+struct Ticking {
     progress: RwSignal<Vec<bool>>,
     looked: StoredValue<Vec<&'static str>>,
     restarted: StoredValue<Option<i64>>,
     since: RwSignal<i64>,
-) {
+    from: Memo<usize>,
+}
+
+/// Ticks the chapter's steps as their checks come to hold, in order (`course::advance`), and
+/// remembers them (`latch_key`); the first run, after hydration, takes in what was saved. A
+/// step that asks the student to look at something counts what they looked at while it was
+/// the current one (`looked`).
+fn tick_steps(live: &LabStream, chapter: &'static Chapter, latch_key: &str, ticking: Ticking) {
+    let Ticking {
+        progress,
+        looked,
+        restarted,
+        since,
+        from,
+    } = ticking;
     let last_look = StoredValue::new(0u32);
     let looks = Looks::here();
     // A step that waits on the clock (the generals' last messenger) reads it ticking; the
@@ -345,7 +379,9 @@ fn tick_steps(
             let (n, id) = look.get();
             if n != last_look.get_value() {
                 last_look.set_value(n);
-                let current = progress.with_untracked(|p| p.iter().position(|d| !d));
+                let from = from.get_untracked();
+                let current = progress
+                    .with_untracked(|p| p.iter().enumerate().position(|(i, d)| i >= from && !d));
                 if let Some(wanted) = current
                     .and_then(|i| chapter.steps.get(i))
                     .and_then(|s| s.check.looks().into_iter().find(|w| *w == id))
@@ -379,7 +415,7 @@ fn tick_steps(
                 *d |= saved;
             }
         }
-        changed |= course::advance(&mut done, &holds);
+        changed |= course::advance_from(&mut done, &holds, from.get());
         if changed {
             save_latch(&latch_key, &done);
             progress.set(done);
@@ -449,17 +485,21 @@ fn ChapterSteps(
                     let k = i + 1;
                     let done = move || progress.with(|p| p.get(i).copied().unwrap_or(false));
                     let is_current = move || current.get() == Some(i);
+                    // Before the step a class's push opened the chapter at, and not done.
+                    let skipped = move || !done() && current.get().is_none_or(|c| i < c);
                     let points_at = step.points_at;
                     view! {
                         <li
                             data-testid="chapter-step"
                             data-step=k
                             data-done=move || done().to_string()
+                            data-skipped=move || skipped().to_string()
                             class:done=done
                             class:current=is_current
+                            class:skipped=skipped
                         >
                             <span class="step-mark" aria-hidden="true">
-                                {move || if done() { "✓".to_owned() } else { digits(&k.to_string()) }}
+                                {move || if done() { "✓".to_owned() } else if skipped() { "–".to_owned() } else { digits(&k.to_string()) }}
                             </span>
                             <span class="visually-hidden">
                                 {move || if done() { tr!("chapter-step-done") } else { tr!("chapter-step-open") }}

@@ -305,6 +305,31 @@ fn Failed(e: FnError) -> impl IntoView {
     }
 }
 
+/// A class's push of a preset opens the chapter that teaches it on the student's screen, once
+/// per push (the newest one acted on is kept in this browser, so a reload or a later chapter
+/// the student chose is not pulled back).
+#[cfg(feature = "hydrate")]
+fn follow_the_class(sandbox: String, presence: RwSignal<crate::domain::phone_app::Presence>) {
+    let navigate = leptos_router::hooks::use_navigate();
+    let key = format!("pocketpay-lab:cue:{sandbox}");
+    Effect::new(move |_| {
+        let Some(open) = presence.with(|p| p.cue.open) else {
+            return;
+        };
+        let seen = crate::app::storage::get(&key)
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(0);
+        if open.at_ms <= seen {
+            return;
+        }
+        crate::app::storage::set(&key, &open.at_ms.to_string());
+        navigate(
+            &format!("/lab/{sandbox}?chapter={}", open.chapter),
+            Default::default(),
+        );
+    });
+}
+
 /// The lab; `readonly`: a mirror, `id` then the mirror's token.
 #[component]
 fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView {
@@ -314,6 +339,12 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
     let presence = live.presence;
     let locked = Memo::new(move |_| presence.with(|p| p.locked));
     let presenter = instructor::presenter_mode();
+    // The class's instructor: their line to every screen, and the chapter a push opened.
+    let message = Memo::new(move |_| presence.with(|p| p.cue.message.clone()));
+    #[cfg(feature = "hydrate")]
+    if !readonly {
+        follow_the_class(live.sandbox(), presence);
+    }
     Looks::provide();
     let query = use_query_map();
     let focus = Focus {
@@ -368,6 +399,12 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
             })}
             {move || (locked.get() && !readonly).then(|| view! {
                 <p class="lab-banner" data-testid="lab-locked" role="status">{move || tr!("lab-locked-note")}</p>
+            })}
+            {move || message.get().map(|m| view! {
+                <p class="lab-banner class-message" data-testid="class-message" role="status">
+                    <span class="class-message-from">{move || tr!("class-message-from")}</span>
+                    " " <q>{m.text}</q>
+                </p>
             })}
             {view! { <SummaryBar live=live.clone() /> }.into_any()}
             // The way back to where the course was left (drawn only with no chapter open).

@@ -170,6 +170,15 @@ impl Check {
         }
     }
 
+    /// The preset this step loads (or runs, for the replay trap), if it is such a step.
+    pub fn loads(&self) -> Option<(u8, Variant)> {
+        match *self {
+            Check::Loaded(n, v) | Check::Replayed(n, v, _) => Some((n, v)),
+            Check::All(checks) => checks.iter().find_map(Check::loads),
+            _ => None,
+        }
+    }
+
     /// Whether this waits on the clock running, not only on what the sandbox recorded: the
     /// browser then ticks it (`app/lab/chapter.rs`).
     pub fn on_the_clock(&self) -> bool {
@@ -272,15 +281,48 @@ impl Chapter {
 /// and stays done (loading the guarded variant resets the figures an earlier step watched).
 /// Returns whether anything changed.
 pub fn advance(done: &mut Vec<bool>, holds: &[bool]) -> bool {
+    advance_from(done, holds, 0)
+}
+
+/// [`advance`] for a chapter opened at step `from` + 1 by a class's push (docs/reference.md
+/// §10): the steps before it belong to the chapter's own start, which the push skipped; they
+/// are neither asked for nor ticked, and that step is the first one due.
+pub fn advance_from(done: &mut Vec<bool>, holds: &[bool], from: usize) -> bool {
     done.resize(holds.len(), false);
     let mut changed = false;
     for i in 0..holds.len() {
-        if !done[i] && holds[i] && (i == 0 || done[i - 1]) {
+        if i >= from && !done[i] && holds[i] && (i == from || done[i - 1]) {
             done[i] = true;
             changed = true;
         }
     }
     changed
+}
+
+/// Where a scenario's preset, in this variant, is taught: the chapter and the step (0-based)
+/// that loads it (or, for the replay trap, runs it), for a class's push to open
+/// (docs/reference.md §10). `None` for a preset no chapter loads.
+pub fn opening(scenario: u8, variant: Variant) -> Option<(u8, usize)> {
+    let button = |v: Variant| match v {
+        Variant::Guarded => "preset-load-guarded",
+        Variant::Unguarded => "preset-load-unguarded",
+        Variant::AtMostOnce => "preset-load",
+    };
+    CHAPTERS.iter().find_map(|c| {
+        c.steps
+            .iter()
+            .position(|s| s.check.loads() == Some((scenario, variant)))
+            .or_else(|| {
+                (c.scenario == scenario)
+                    .then(|| {
+                        c.steps
+                            .iter()
+                            .position(|s| s.points_at == Some(button(variant)))
+                    })
+                    .flatten()
+            })
+            .map(|k| (c.n, k))
+    })
 }
 
 /// The chapter with this number, if the course has it.
@@ -510,6 +552,45 @@ mod tests {
         assert!(!c.progress(&[], &state, &[])[2]);
         assert!(!c.progress(&[], &state, &["inspector"])[2]);
         assert!(c.progress(&[], &state, &["damage-meter"])[2]);
+    }
+
+    #[test]
+    fn a_push_opens_the_chapter_and_step_that_teach_its_preset() {
+        use Variant::*;
+        assert_eq!(opening(1, Unguarded), Some((1, 0)));
+        assert_eq!(opening(1, Guarded), Some((2, 0)));
+        assert_eq!(opening(3, Guarded), Some((3, 2)));
+        assert_eq!(opening(8, AtMostOnce), Some((6, 0)));
+        assert_eq!(opening(10, Guarded), Some((8, 2)));
+        // The replay trap: chapter 08's steps 5 and 6.
+        assert_eq!(opening(11, Unguarded), Some((8, 4)));
+        assert_eq!(opening(11, Guarded), Some((8, 5)));
+        assert_eq!(opening(12, Guarded), Some((9, 0)));
+        // Each opening's step is one a student can do right after the push.
+        for n in 1..=12 {
+            for v in [Guarded, Unguarded, AtMostOnce] {
+                if let Some((c, k)) = opening(n, v) {
+                    let step = &chapter(c).unwrap().steps[k];
+                    assert!(step.points_at.is_some(), "scenario {n} {v:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_chapter_opened_at_a_step_does_not_ask_for_the_ones_before() {
+        let mut done = vec![false; 4];
+        assert!(!advance(&mut done, &[false, false, true, true]));
+        assert!(advance_from(&mut done, &[false, false, true, true], 2));
+        assert_eq!(done, [false, false, true, true]);
+        // A step before it that happens to hold is not the push's: not ticked.
+        let mut done = vec![false; 4];
+        assert!(advance_from(&mut done, &[true, false, true, false], 2));
+        assert_eq!(done, [false, false, true, false]);
+        // The steps after it still wait their turn.
+        let mut done = vec![false; 4];
+        assert!(!advance_from(&mut done, &[false, false, false, true], 2));
+        assert_eq!(done, [false; 4]);
     }
 
     #[test]

@@ -313,6 +313,16 @@ impl SandboxHandle {
         });
     }
 
+    /// Puts what the class's instructor last said on the student's screens (a chapter to
+    /// open, a message).
+    pub fn set_cue(&self, cue: &crate::domain::class::Cue) {
+        self.presence.send_if_modified(|p| {
+            let news = &p.cue != cue;
+            p.cue = cue.clone();
+            news
+        });
+    }
+
     /// Refuses a clock change the student asked for while the class's clocks are frozen.
     pub fn unfrozen(&self) -> Result<&Self, LabError> {
         if self.presence.borrow().frozen {

@@ -182,11 +182,12 @@ impl Sandboxes {
         }
         self.make_room_in_memory(&mut loaded).await?;
         let handle = sandbox::open(&dir).await?;
-        // A class's student: their instructor's lock and freeze outlive the sandbox's time in
-        // memory.
-        let (locked, frozen) = self.classes().holds_for(&id.to_string()).await?;
-        handle.set_locked(locked);
-        handle.set_frozen(frozen);
+        // A class's student: their instructor's lock, freeze and cue outlive the sandbox's
+        // time in memory.
+        self.classes()
+            .holds_for(&id.to_string())
+            .await?
+            .apply(&handle);
         touch(&dir).await;
         if tokio::fs::try_exists(dir.join(UNTOUCHED_FILE))
             .await
