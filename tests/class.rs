@@ -1691,3 +1691,81 @@ async fn a_push_opens_its_chapter_a_message_reaches_every_screen_and_both_are_ke
     assert_eq!(cue, view.cue);
     sandboxes.shutdown().await;
 }
+
+#[tokio::test]
+async fn teach_lists_the_classes_this_browser_holds_keys_to_with_their_names() {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::{CreateClass, MyClasses};
+    use pocketpay_lab::domain::class::MyClass;
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let app = app_over(&sandboxes);
+    // A name too long: refused, naming it.
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            <CreateClass as ServerFn>::PATH,
+            None,
+            Some(serde_json::json!({"name": "x".repeat(61)})),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    assert!(text(r).await.contains("name"));
+    // Two classes made by this browser, one named; its cookies are their keys.
+    let mut cookies = Vec::new();
+    for name in [Some("CSE 311, সেকশন B"), None] {
+        let body = match name {
+            Some(n) => serde_json::json!({"name": n}),
+            None => serde_json::json!({}),
+        };
+        let r = app
+            .clone()
+            .oneshot(browser(
+                "POST",
+                <CreateClass as ServerFn>::PATH,
+                None,
+                Some(body),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let set = r.headers()[header::SET_COOKIE].to_str().unwrap().to_owned();
+        cookies.push(set.split(';').next().unwrap().to_owned());
+    }
+    // Another instructor's class, and a key that fits nothing: not listed.
+    let other = sandboxes.classes().create(None).await.unwrap();
+    teach::join(&sandboxes, None, other.code.as_str(), "Imran")
+        .await
+        .unwrap();
+    cookies.push(format!("{}=guess", secret_cookie(&other.id)));
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            <MyClasses as ServerFn>::PATH,
+            Some(&cookies.join("; ")),
+            Some(serde_json::json!({})),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let mine: Vec<MyClass> = serde_json::from_str(&text(r).await).unwrap();
+    assert_eq!(mine.len(), 2);
+    assert!(mine.iter().any(|c| c.name == "CSE 311, সেকশন B"));
+    assert!(mine.iter().all(|c| c.id != other.id && c.students == 0));
+    // No keys: no classes.
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "POST",
+            <MyClasses as ServerFn>::PATH,
+            None,
+            Some(serde_json::json!({})),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(text(r).await, "[]");
+    sandboxes.shutdown().await;
+}

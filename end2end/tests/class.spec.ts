@@ -598,3 +598,33 @@ test('a push opens the chapter that teaches it, a message reaches every screen, 
   await expect(teacher.getByTestId('class-sent')).toHaveCount(2);
   for (const l of labs) l.lab.expectNoErrors();
 });
+
+test('a class has a name, and /teach lists the classes this browser made', async ({ browser }) => {
+  const teacher = await person(browser);
+  await teacher.goto('/teach');
+  await teacher.locator('html[data-hydrated]').waitFor();
+  await expect(teacher.getByTestId('teach-class')).toHaveCount(0);
+  await teacher.getByTestId('class-name').fill('CSE 311, সেকশন B');
+  await teacher.getByTestId('class-create').click();
+  await teacher.waitForURL(/\/teach\/[0-9a-f-]{36}$/);
+  await teacher.locator('html[data-hydrated]').waitFor();
+  await expect(teacher.getByTestId('class-title-name')).toHaveText('CSE 311, সেকশন B');
+  const code = (await teacher.getByTestId('class-code').getAttribute('data-code'))!;
+  // Back on /teach (a link in, then a reload): the class is listed with its name and code.
+  await teacher.goto('/teach');
+  await teacher.locator('html[data-hydrated]').waitFor();
+  const listed = teacher.getByTestId('teach-class');
+  await expect(listed).toHaveCount(1);
+  await expect(listed).toHaveAttribute('data-code', code);
+  await expect(listed).toContainText('CSE 311, সেকশন B');
+  await teacher.reload();
+  await expect(teacher.getByTestId('teach-class')).toHaveCount(1);
+  await listed.locator('a').click();
+  await teacher.waitForURL(/\/teach\/[0-9a-f-]{36}$/);
+  await expect(teacher.getByTestId('class-code')).toHaveAttribute('data-code', code);
+  // Another browser holds no key: it lists nothing.
+  const other = await person(browser);
+  await other.goto('/teach');
+  await other.locator('html[data-hydrated]').waitFor();
+  await expect(other.getByTestId('teach-class')).toHaveCount(0);
+});

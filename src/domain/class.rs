@@ -361,6 +361,9 @@ impl StudentRow {
 pub struct ClassView {
     pub id: String,
     pub code: ClassCode,
+    /// The class's name (empty: none given).
+    #[serde(default)]
+    pub name: String,
     /// The server's wall clock at the read (ms since the epoch): "since" is measured from it,
     /// so a projector's wrong clock shows the right ages.
     pub now_ms: i64,
@@ -425,6 +428,37 @@ pub enum Push {
     Reset,
     /// Lock (`true`) the students' own controls for a demo, or give them back.
     Lock { locked: bool },
+}
+
+/// A class's name, at most this many characters.
+pub const CLASS_NAME_MAX: usize = 60;
+
+/// Reads a class's name: trimmed, at most [`CLASS_NAME_MAX`] characters, one line; empty is
+/// no name. Refused naming the field `name`.
+pub fn class_name(text: &str) -> Result<String, FieldError> {
+    let text = text.trim();
+    if text.chars().count() > CLASS_NAME_MAX {
+        return Err(FieldError::new(
+            "name",
+            format!("a class's name is at most {CLASS_NAME_MAX} characters"),
+        ));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(FieldError::new("name", "a class's name is one line"));
+    }
+    Ok(text.to_owned())
+}
+
+/// A class this browser holds the key of, as `/teach` lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MyClass {
+    pub id: String,
+    pub code: ClassCode,
+    pub name: String,
+    pub students: usize,
+    /// When it was last used (server wall clock, ms), and how many minutes before the list.
+    pub used_ms: i64,
+    pub used_min_ago: i64,
 }
 
 /// A one-line message to every student, at most this many characters.
@@ -691,6 +725,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_class_name_is_one_trimmed_line_and_may_be_empty() {
+        assert_eq!(
+            class_name("  CSE 311, section B ").unwrap(),
+            "CSE 311, section B"
+        );
+        assert_eq!(class_name("").unwrap(), "");
+        for bad in ["a\nb", &"x".repeat(CLASS_NAME_MAX + 1)] {
+            assert_eq!(class_name(bad).unwrap_err().field, "name");
+        }
+    }
+
+    #[test]
     fn a_message_is_one_trimmed_line_of_at_most_200_characters() {
         assert_eq!(
             message_text("  open chapter 08  ").unwrap(),
@@ -764,6 +810,7 @@ mod tests {
         let view = ClassView {
             id: "c".into(),
             code: ClassCode::parse("ACEFGH").unwrap(),
+            name: String::new(),
             now_ms: 0,
             students: vec![
                 student(HarmKinds::CHARGED_TWICE | HarmKinds::LOST),

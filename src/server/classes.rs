@@ -18,8 +18,8 @@ use uuid::Uuid;
 
 use super::error::LabError;
 use crate::domain::class::{
-    student_name, ClassCode, ClassSummary, Cue, Harm, HarmKinds, Progress, Sent, StudentRow,
-    SummaryRow,
+    student_name, ClassCode, ClassSummary, Cue, Harm, HarmKinds, MyClass, Progress, Sent,
+    StudentRow, SummaryRow,
 };
 use crate::domain::{FieldError, TimelineEvent};
 
@@ -255,6 +255,58 @@ impl Classes {
             }
         }
         Err(LabError::Unavailable)
+    }
+
+    /// Names a class (empty: no name).
+    pub async fn set_name(&self, class_id: &str, name: &str) -> Result<(), LabError> {
+        sqlx::query("UPDATE classes SET name = ?2 WHERE id = ?1")
+            .bind(class_id)
+            .bind(name)
+            .execute(&self.0.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The class's name (empty if none, or no such class).
+    pub async fn name(&self, class_id: &str) -> Result<String, LabError> {
+        let row: Option<(String,)> = sqlx::query_as("SELECT name FROM classes WHERE id = ?1")
+            .bind(class_id)
+            .fetch_optional(&self.0.pool)
+            .await?;
+        Ok(row.map(|(n,)| n).unwrap_or_default())
+    }
+
+    /// The living classes whose keys these are (class id, secret), newest use first: what a
+    /// browser's key cookies open. A key that does not fit its class is left out.
+    pub async fn mine(&self, keys: &[(String, String)]) -> Result<Vec<MyClass>, LabError> {
+        let mut out = Vec::new();
+        for (id, secret) in keys {
+            if self.authorize(id, Some(secret)).await.is_err() {
+                continue;
+            }
+            let row: Option<(String, String, i64, i64)> = sqlx::query_as(
+                "SELECT c.code, c.name, c.used_ms,
+                        (SELECT COUNT(*) FROM students s WHERE s.class_id = c.id)
+                 FROM classes c WHERE c.id = ?1",
+            )
+            .bind(id)
+            .fetch_optional(&self.0.pool)
+            .await?;
+            if let Some((code, name, used_ms, students)) = row {
+                if let Ok(code) = ClassCode::parse(&code) {
+                    out.push(MyClass {
+                        id: id.clone(),
+                        code,
+                        name,
+                        students: students as usize,
+                        used_ms,
+                        used_min_ago: (now_ms() - used_ms).max(0) / 60_000,
+                    });
+                }
+            }
+        }
+        out.sort_by_key(|c| std::cmp::Reverse(c.used_ms));
+        Ok(out)
     }
 
     /// The class's code if `secret` is its instructor's; a class that does not exist (or

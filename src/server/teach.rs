@@ -133,6 +133,7 @@ pub async fn view(
     Ok(ClassView {
         id: class_id.to_owned(),
         code,
+        name: classes.name(class_id).await?,
         now_ms: now_ms(),
         students,
         locked: holds.locked,

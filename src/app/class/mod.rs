@@ -54,13 +54,17 @@ fn set_cookie(value: String) {
 /// request another site starts carries it; a link to the class page from another site comes
 /// in again from this one, `server::web`'s `class_page_status`); returns the class's id.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
-pub async fn create_class() -> Result<String, FnError> {
+pub async fn create_class(name: Option<String>) -> Result<String, FnError> {
     use crate::server::classes::secret_cookie;
+    let name = crate::domain::class::class_name(name.as_deref().unwrap_or_default())?;
     // Behind a balancer, the request's id leads the code, and so the class's route.
     let lead = crate::app::lab::sandboxes()
         .new_id(&request_headers())?
         .map(|id| id.as_bytes()[0]);
     let new = classes().create(lead).await?;
+    if !name.is_empty() {
+        classes().set_name(&new.id, &name).await?;
+    }
     let max_age = crate::app::lab::sandboxes().config().sandbox_ttl.as_secs();
     set_cookie(format!(
         "{}={}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict",
@@ -68,6 +72,26 @@ pub async fn create_class() -> Result<String, FnError> {
         new.secret
     ));
     Ok(new.id)
+}
+
+/// The classes this browser holds the keys of (its `pocketpay_class_{id}` cookies), newest
+/// use first: `/teach` lists them.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn my_classes() -> Result<Vec<crate::domain::class::MyClass>, FnError> {
+    let headers = request_headers();
+    let keys: Vec<(String, String)> = headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| {
+            let (name, value) = pair.trim().split_once('=')?;
+            let id = name.strip_prefix("pocketpay_class_")?;
+            Some((id.to_owned(), value.to_owned()))
+        })
+        .take(50)
+        .collect();
+    Ok(classes().mine(&keys).await?)
 }
 
 /// The class as its instructor sees it; only the browser holding the class's key may read it.

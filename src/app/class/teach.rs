@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use super::{
-    class_message, class_page, class_push, class_remove, create_class, read_class_summary,
-    ClassPageData,
+    class_message, class_page, class_push, class_remove, create_class, my_classes,
+    read_class_summary, ClassPageData,
 };
 use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_args, tr_id};
@@ -21,7 +21,10 @@ use crate::domain::Safeguard;
 /// `/teach`: what a class is, and the button that makes one.
 #[component]
 pub fn TeachPage() -> impl IntoView {
-    let create = Action::new(|_: &()| create_class());
+    let name = RwSignal::new(String::new());
+    let create = Action::new(|name: &String| create_class(Some(name.clone())));
+    // The classes this browser made (or was handed): their keys are its cookies.
+    let mine = Resource::new(|| (), |_| my_classes());
     Effect::new(move |_| {
         if let Some(Ok(id)) = create.value().get() {
             #[cfg(feature = "hydrate")]
@@ -40,21 +43,60 @@ pub fn TeachPage() -> impl IntoView {
                 <li>{move || tr!("teach-how-3")}</li>
             </ol>
             <p class="hint">{move || tr!("teach-key")}</p>
-            <button
-                type="button"
-                class="button primary"
-                data-testid="class-create"
-                disabled=move || create.pending().get()
-                on:click=move |_| {
-                    create.dispatch(());
-                }
-            >
-                {move || tr!("teach-create")}
-            </button>
+            <form class="class-push-row" on:submit=move |ev: leptos::ev::SubmitEvent| {
+                ev.prevent_default();
+                create.dispatch(name.get_untracked());
+            }>
+                <label for="class-name">{move || tr!("teach-name")}</label>
+                <input
+                    id="class-name"
+                    type="text"
+                    data-testid="class-name"
+                    maxlength=crate::domain::class::CLASS_NAME_MAX
+                    placeholder=move || tr!("teach-name-placeholder")
+                    prop:value=move || name.get()
+                    on:input=move |ev| name.set(event_target_value(&ev))
+                />
+                <button
+                    type="submit"
+                    class="button primary"
+                    data-testid="class-create"
+                    disabled=move || create.pending().get()
+                >
+                    {move || tr!("teach-create")}
+                </button>
+            </form>
             <p class="error" role="alert">
                 {move || create.value().get().and_then(Result::err).map(|e| e.text())}
             </p>
         </section>
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                let classes = mine.await.unwrap_or_default();
+                (!classes.is_empty()).then(|| view! {
+                    <section class="panel teach-classes" aria-labelledby="teach-classes-title">
+                        <h2 id="teach-classes-title">{move || tr!("teach-yours")}</h2>
+                        <ul class="teach-class-list">
+                            {classes.into_iter().map(|c| {
+                                let href = format!("/teach/{}", c.id);
+                                let title = if c.name.is_empty() { c.code.spaced() } else { c.name.clone() };
+                                let code = c.code.spaced();
+                                let students = c.students;
+                                let ago = c.used_min_ago;
+                                view! {
+                                    <li data-testid="teach-class" data-code=c.code.as_str().to_owned() data-students=students>
+                                        <a href=href>{title}</a>
+                                        " · " <span class="teach-class-code">{code}</span>
+                                        " · " {move || tr_args("teach-class-students", &[("n", digits(&students.to_string()))])}
+                                        " · " {move || tr_args("teach-class-used", &[("minutes", digits(&ago.to_string()))])}
+                                    </li>
+                                }
+                            }).collect_view()}
+                        </ul>
+                    </section>
+                })
+            })}
+        </Suspense>
     }
 }
 
@@ -149,6 +191,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
     let class_id_rows = initial.id.clone();
     let class_id_summary = initial.id.clone();
     let code = initial.code.clone();
+    let initial_name = initial.name.clone();
     let view = RwSignal::new(initial);
     let live = RwSignal::new(false);
     // The browser's clock minus the server's at the last view: "since" counts on this side.
@@ -207,6 +250,9 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
             <div class="class-side">
             <section class="panel class-join" aria-labelledby="class-join-title">
                 <h1 id="class-join-title" class="visually-hidden">{move || tr!("class-title")}</h1>
+                {(!initial_name.is_empty()).then(|| view! {
+                    <p class="class-name" data-testid="class-title-name">{initial_name.clone()}</p>
+                })}
                 <p class="class-join-say">{move || tr!("class-join-say")}</p>
                 <p class="class-code" data-testid="class-code" data-code=code.as_str().to_owned() aria-label=move || tr!("class-code-label")>
                     {spaced}
