@@ -537,6 +537,7 @@ test('a push opens the chapter that teaches it, a message reaches every screen, 
     await l.page.waitForURL(/\?chapter=8$/);
     await expect(l.page.getByTestId('chapter')).toHaveAttribute('data-chapter', '8');
     await expect(step(l.page, 4)).toHaveAttribute('data-skipped', 'true');
+    await expect(l.page.getByTestId('chapter-pushed')).toHaveAttribute('data-step', '5');
     await expect(step(l.page, 5)).toHaveClass(/current/);
     await expect(l.page.getByTestId('replay-start')).toBeAttached();
     // The message stays until the next one.

@@ -781,3 +781,4 @@ press-safeguards = একটা switch
 press-replay = একটা replay
 press-load = একটা শুরু load
 class-message-from = আপনার শিক্ষক বলছেন:
+chapter-pushed = আপনার শিক্ষক পুরো ক্লাসের জন্য এই অধ্যায়ের দৃশ্যটি চালু করে দিয়েছেন: ধাপ { $k }-এর আগের ধাপগুলো বাদ; ধাপ { $k } থেকে শুরু করুন, চালু করা হয়ে গেছে।

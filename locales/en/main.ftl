@@ -808,3 +808,4 @@ press-safeguards = a switch
 press-replay = a replay
 press-load = a start loaded
 class-message-from = From your instructor:
+chapter-pushed = Your instructor loaded this chapter's scenario for the whole class: the steps before step { $k } are skipped; start at step { $k }, the load is already done.

@@ -14,7 +14,7 @@ use crate::app::course::notes::RealWorld;
 use crate::app::course::progress::{self as memory, load_latch, save_latch};
 use crate::app::course::quiz::ChapterQuiz;
 use crate::app::error::{failed, FnError};
-use crate::app::i18n::{digits, tr_id};
+use crate::app::i18n::{digits, tr_args, tr_id};
 use crate::domain::course::{self, Chapter, Load, Panel};
 use crate::domain::realworld::Place;
 
@@ -275,6 +275,12 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                         .collect_view()}
                 </div>
                 <p class="error" role="alert">{error}</p>
+                // Opened by the class's push: say so, and where to start.
+                {move || (from.get() > 0).then(|| view! {
+                    <p class="hint chapter-pushed" data-testid="chapter-pushed" data-step=move || from.get() + 1 role="note">
+                        {move || tr_args("chapter-pushed", &[("k", digits(&(from.get() + 1).to_string()))])}
+                    </p>
+                })}
                 <ChapterSteps chapter progress current collapsed presses=Presses { events: live.events, since } />
                 <section class="chapter-look">
                     <h3>{move || tr!("chapter-look-title")}</h3>
