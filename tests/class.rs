@@ -842,7 +842,8 @@ fn cross_site(path: &str, cookie: &str, how: usize, body: &serde_json::Value) ->
 async fn no_other_site_moves_a_class_through_any_server_function() {
     use leptos::server_fn::ServerFn;
     use pocketpay_lab::app::class::{
-        ClassPage, ClassPush, CreateClass, JoinClass, ReadClassSummary, ReportProgress, ShareQuiz,
+        ClassMessage, ClassPage, ClassPush, ClassRemove, CreateClass, JoinClass, MyClasses,
+        ReadClassSummary, ReportProgress, ShareQuiz,
     };
     use pocketpay_lab::app::lab::{ChangeSafeguards, ClockControl, ResetSandbox};
     let dir = tempfile::tempdir().unwrap();
@@ -867,6 +868,15 @@ async fn no_other_site_moves_a_class_through_any_server_function() {
             serde_json::json!({"class": class.id, "push": {"push": "lock", "locked": true}}),
         ),
         (<CreateClass as ServerFn>::PATH, serde_json::json!({})),
+        (
+            <ClassMessage as ServerFn>::PATH,
+            serde_json::json!({"class": class.id, "text": "hello"}),
+        ),
+        (
+            <ClassRemove as ServerFn>::PATH,
+            serde_json::json!({"class": class.id, "sandbox": student}),
+        ),
+        (<MyClasses as ServerFn>::PATH, serde_json::json!({})),
         (
             <JoinClass as ServerFn>::PATH,
             serde_json::json!({"code": class.code.as_str(), "name": "Mallory"}),
@@ -954,8 +964,10 @@ async fn no_other_site_moves_a_class_through_any_server_function() {
     let view = teach::view(&sandboxes, &class.id, class.code.clone())
         .await
         .unwrap();
-    assert_eq!(view.students.len(), 1);
+    assert_eq!(view.students.len(), 1, "no row removed");
     assert!(!view.locked);
+    assert_eq!(view.cue.message, None, "no message sent");
+    assert!(view.history.is_empty());
     assert_eq!(view.students[0].progress, None);
     let summary = sandboxes.classes().summary(&class.id).await.unwrap();
     assert_eq!(summary.students[0].quiz, None);

@@ -161,16 +161,14 @@ pub async fn message(
     });
     classes.set_cue(class_id, &cue).await?;
     let students = classes.students(class_id).await?;
-    let of = students.len();
-    let mut took = 0;
-    for (student, ..) in students {
+    for (student, ..) in &students {
         if let Some(handle) = sandboxes.running(&student.sandbox).await {
             handle.set_cue(&cue);
         }
-        // One not running reads the cue from the class when it loads.
-        took += 1;
     }
-    let report = PushReport { took, of };
+    // Every lab takes it: one not running reads the cue from the class when it loads.
+    let of = students.len();
+    let report = PushReport { took: of, of };
     log(classes, class_id, at_ms, None, Some(text), report).await?;
     Ok(report)
 }
