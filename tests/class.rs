@@ -842,8 +842,9 @@ fn cross_site(path: &str, cookie: &str, how: usize, body: &serde_json::Value) ->
 async fn no_other_site_moves_a_class_through_any_server_function() {
     use leptos::server_fn::ServerFn;
     use pocketpay_lab::app::class::{
-        ClassMessage, ClassPage, ClassPush, ClassRemove, CreateClass, JoinClass, MyClasses,
-        ReadClassSummary, ReportProgress, ShareQuiz,
+        ClassHandOver, ClassMessage, ClassPage, ClassPush, ClassRemove, ClassRename, ClassShow,
+        ClassWithdraw, CreateClass, FindHandOver, JoinClass, MyClasses, ReadClassSummary,
+        ReportProgress, ShareQuiz, TakeClass,
     };
     use pocketpay_lab::app::lab::{ChangeSafeguards, ClockControl, ResetSandbox};
     let dir = tempfile::tempdir().unwrap();
@@ -858,7 +859,36 @@ async fn no_other_site_moves_a_class_through_any_server_function() {
         secret_cookie(&class.id),
         class.secret
     );
+    let (holder, token) = sandboxes
+        .classes()
+        .hand_over(&class.id, "Hall PC")
+        .await
+        .unwrap();
     let calls = [
+        (
+            <ClassRename as ServerFn>::PATH,
+            serde_json::json!({"class": class.id, "sandbox": student, "name": "Mallory"}),
+        ),
+        (
+            <ClassHandOver as ServerFn>::PATH,
+            serde_json::json!({"class": class.id, "name": "Mallory"}),
+        ),
+        (
+            <ClassWithdraw as ServerFn>::PATH,
+            serde_json::json!({"class": class.id, "holder": holder.id}),
+        ),
+        (
+            <TakeClass as ServerFn>::PATH,
+            serde_json::json!({"token": token}),
+        ),
+        (
+            <FindHandOver as ServerFn>::PATH,
+            serde_json::json!({"token": token}),
+        ),
+        (
+            <ClassShow as ServerFn>::PATH,
+            serde_json::json!({"code": class.code.as_str()}),
+        ),
         (
             <ClassPush as ServerFn>::PATH,
             serde_json::json!({"class": class.id, "push": {"push": "reset"}}),
@@ -965,6 +995,9 @@ async fn no_other_site_moves_a_class_through_any_server_function() {
         .await
         .unwrap();
     assert_eq!(view.students.len(), 1, "no row removed");
+    assert_eq!(view.students[0].name, "Shimul", "no row renamed");
+    assert_eq!(view.holders.len(), 1, "no hand-over made or withdrawn");
+    assert_eq!(view.holders[0].taken_ms, None, "the link not taken");
     assert!(!view.locked);
     assert_eq!(view.cue.message, None, "no message sent");
     assert!(view.history.is_empty());
@@ -1779,5 +1812,261 @@ async fn teach_lists_the_classes_this_browser_holds_keys_to_with_their_names() {
         .await
         .unwrap();
     assert_eq!(text(r).await, "[]");
+    sandboxes.shutdown().await;
+}
+
+/// The response's first `Set-Cookie`, as a browser sends it back (`name=value`).
+fn cookie_set(r: &axum::response::Response) -> String {
+    r.headers()[header::SET_COOKIE]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_class_is_handed_over_once_withdrawn_renamed_and_shown_without_a_key() {
+    use leptos::server_fn::ServerFn;
+    use pocketpay_lab::app::class::{
+        ClassHandOver, ClassPage, ClassRename, ClassShow, ClassWithdraw, FindHandOver, TakeClass,
+    };
+    use pocketpay_lab::domain::class::{ClassShow as Shown, HandOver};
+    let dir = tempfile::tempdir().unwrap();
+    let sandboxes = lab(dir.path(), Config::default()).await;
+    let classes = sandboxes.classes().clone();
+    let class = classes.create(None).await.unwrap();
+    classes.set_name(&class.id, "CSE 311").await.unwrap();
+    let shimul = teach::join(&sandboxes, None, class.code.as_str(), "Shimul")
+        .await
+        .unwrap();
+    let ghost = teach::join(&sandboxes, None, class.code.as_str(), "Shimul 2")
+        .await
+        .unwrap();
+    let app = app_over(&sandboxes);
+    let key = format!("{}={}", secret_cookie(&class.id), class.secret);
+    let call = |path: &'static str, cookie: Option<String>, body: serde_json::Value| {
+        let app = app.clone();
+        async move {
+            app.oneshot(browser("POST", path, cookie.as_deref(), Some(body)))
+                .await
+                .unwrap()
+        }
+    };
+    let rename = <ClassRename as ServerFn>::PATH;
+    // A ghost row renamed to a classmate's name: refused, naming why; to a free one: kept.
+    let r = call(
+        rename,
+        Some(key.clone()),
+        serde_json::json!({"class": class.id, "sandbox": ghost, "name": "shimul"}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+    assert!(text(r).await.contains("name-"));
+    let r = call(
+        rename,
+        Some(key.clone()),
+        serde_json::json!({"class": class.id, "sandbox": ghost, "name": "  Tithi "}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(text(r).await, "\"Tithi\"");
+    // A row's own name in other capitals is its own, not a classmate's.
+    let r = call(
+        rename,
+        Some(key.clone()),
+        serde_json::json!({"class": class.id, "sandbox": shimul, "name": "SHIMUL"}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    for (cookie, sandbox, name, status) in [
+        (None, shimul.as_str(), "Imran", StatusCode::FORBIDDEN),
+        (Some(key.clone()), "nobody", "Imran", StatusCode::NOT_FOUND),
+        (
+            Some(key.clone()),
+            shimul.as_str(),
+            "",
+            StatusCode::BAD_REQUEST,
+        ),
+    ] {
+        let r = call(
+            rename,
+            cookie,
+            serde_json::json!({"class": class.id, "sandbox": sandbox, "name": name}),
+        )
+        .await;
+        assert_eq!(r.status(), status, "{sandbox} {name:?}");
+        assert_eq!(
+            r.headers()[header::CONTENT_TYPE],
+            "application/problem+json"
+        );
+    }
+    let view = teach::view(&sandboxes, &class.id, class.code.clone())
+        .await
+        .unwrap();
+    let mut names: Vec<_> = view.students.iter().map(|s| s.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, ["SHIMUL", "Tithi"]);
+
+    // A hand-over: only a holder makes one; the link is read without being taken.
+    let r = call(
+        <ClassHandOver as ServerFn>::PATH,
+        None,
+        serde_json::json!({"class": class.id, "name": "Rahim (TA)"}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = call(
+        <ClassHandOver as ServerFn>::PATH,
+        Some(key.clone()),
+        serde_json::json!({"class": class.id, "name": "Rahim (TA)"}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let made: HandOver = serde_json::from_str(&text(r).await).unwrap();
+    assert!(
+        made.link.starts_with("http://lab.test/take/"),
+        "{}",
+        made.link
+    );
+    let token = made.link.rsplit('/').next().unwrap().to_owned();
+    let r = call(
+        <FindHandOver as ServerFn>::PATH,
+        None,
+        serde_json::json!({"token": token}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let found = text(r).await;
+    assert!(
+        found.contains("CSE 311") && found.contains("Rahim (TA)"),
+        "{found}"
+    );
+    let r = app
+        .clone()
+        .oneshot(browser("GET", &format!("/take/{token}"), None, None))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    // Taken once: that browser gets a key of its own, which opens the class.
+    let take = |token: String| {
+        call(
+            <TakeClass as ServerFn>::PATH,
+            None,
+            serde_json::json!({"token": token}),
+        )
+    };
+    let r = take(token.clone()).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let ta_key = cookie_set(&r);
+    assert!(ta_key.starts_with(&secret_cookie(&class.id)), "{ta_key}");
+    assert_ne!(ta_key, key);
+    let page = |cookie: String| {
+        call(
+            <ClassPage as ServerFn>::PATH,
+            Some(cookie),
+            serde_json::json!({"class": class.id}),
+        )
+    };
+    assert_eq!(page(ta_key.clone()).await.status(), StatusCode::OK);
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "GET",
+            &format!("/teach/{}", class.id),
+            Some(&ta_key),
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    // A second take, or an unknown token: spent, said as 410.
+    for token in [token.clone(), "f".repeat(64)] {
+        let r = take(token).await;
+        assert_eq!(r.status(), StatusCode::GONE);
+        assert!(text(r).await.contains("hand-over-spent"));
+    }
+    let r = call(
+        <FindHandOver as ServerFn>::PATH,
+        None,
+        serde_json::json!({"token": token}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::GONE);
+    // The holder is named in the view, taken; withdrawn, their key opens nothing.
+    let view = teach::view(&sandboxes, &class.id, class.code.clone())
+        .await
+        .unwrap();
+    assert_eq!(view.holders.len(), 1);
+    assert_eq!(view.holders[0].name, "Rahim (TA)");
+    assert!(view.holders[0].taken_ms.is_some());
+    let r = call(
+        <ClassWithdraw as ServerFn>::PATH,
+        Some(key.clone()),
+        serde_json::json!({"class": class.id, "holder": view.holders[0].id}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(page(ta_key.clone()).await.status(), StatusCode::FORBIDDEN);
+    assert_eq!(page(key.clone()).await.status(), StatusCode::OK);
+    // A link withdrawn before it is taken is spent.
+    let (_, untaken) = classes.hand_over(&class.id, "Hall PC").await.unwrap();
+    let holder = classes.holders(&class.id).await.unwrap()[0].id.clone();
+    classes.withdraw(&class.id, &holder).await.unwrap();
+    assert_eq!(take(untaken).await.status(), StatusCode::GONE);
+
+    // The projector's page: code, name and numbers for anyone with the code, no names.
+    let r = call(
+        <ClassShow as ServerFn>::PATH,
+        None,
+        serde_json::json!({"code": class.code.as_str()}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let body = text(r).await;
+    assert!(
+        !body.contains("Tithi") && !body.contains("SHIMUL"),
+        "{body}"
+    );
+    let shown: Shown = serde_json::from_str(&body).unwrap();
+    assert_eq!(shown.name, "CSE 311");
+    assert_eq!(shown.totals.joined, 2);
+    assert_eq!(shown.per_chapter[0], 2);
+    for (path, status) in [
+        (format!("/show/{}", class.code.as_str()), StatusCode::OK),
+        ("/show/ZZZ999".to_owned(), StatusCode::NOT_FOUND),
+    ] {
+        let r = app
+            .clone()
+            .oneshot(browser("GET", &path, None, None))
+            .await
+            .unwrap();
+        assert_eq!(r.status(), status, "{path}");
+    }
+    let r = app
+        .clone()
+        .oneshot(browser(
+            "GET",
+            &format!("/show/{}/events", class.code.as_str()),
+            None,
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let mut body = r.into_body().into_data_stream();
+    let first = tokio::time::timeout(Duration::from_secs(10), body.next())
+        .await
+        .expect("the numbers come at once")
+        .unwrap()
+        .unwrap();
+    let first = String::from_utf8_lossy(&first);
+    assert!(first.starts_with("event: class\n"), "{first}");
+    assert!(
+        first.contains("\"joined\":2") && !first.contains("Tithi"),
+        "{first}"
+    );
+    drop(body);
     sandboxes.shutdown().await;
 }

@@ -91,7 +91,7 @@ test('chapter 01: without the key, the second tap charges Shimul twice', async (
   lab.expectNoErrors();
 });
 
-test('chapter 02: with the key kept, the retry gets the first receipt and one debit', async ({ page }) => {
+test('chapter 02: with the key kept, the retry gets the first receipt and one debit; the retry storm too', async ({ page }) => {
   const ch = await open(page, 2);
   const { lab } = ch;
   await ch.load();
@@ -107,9 +107,27 @@ test('chapter 02: with the key kept, the retry gets the first receipt and one de
   await expect(lab.phoneMessage).toContainText('TXN-88412');
   await expect(lab.phoneMessage).toContainText('Idempotent-Replayed');
   await ch.done(5);
-  await ch.finished();
   await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
   await expect(lab.kind('response_replayed').and(page.locator('[data-outcome="caught"]'))).toHaveCount(1);
+
+  // Scenario 2 without the table: one tap, and the library's and the balancer's retries each
+  // debit. Once loaded, the step points past its button at Send.
+  await expect(page.getByTestId('preset-load-2-unguarded')).toHaveClass(/pointed/);
+  await page.getByTestId('preset-load-2-unguarded').click();
+  await expect(lab.send).toHaveClass(/pointed/);
+  await lab.speedUp(`/api/sandboxes/${lab.sandboxId()}`, 10);
+  await lab.send.click();
+  await ch.done(6);
+  // With the table: the same retries, one debit.
+  await page.getByTestId('preset-load-2-guarded').click();
+  await expect(lab.send).toHaveClass(/pointed/);
+  await lab.speedUp(`/api/sandboxes/${lab.sandboxId()}`, 10);
+  await lab.send.click();
+  await ch.done(7);
+  await ch.finished();
+  await expect(lab.kind('lb_retried').first()).toBeVisible();
+  await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
+  await expect(lab.figure('double_charges')).toHaveAttribute('data-value', '0');
   lab.expectNoErrors();
 });
 
@@ -162,13 +180,12 @@ test('chapter 02 reloaded before the retry: nothing goes out until the tap, whic
   await expect(lab.key).toHaveText(key!);
   await expect(lab.phoneMessage).toContainText('TXN-88412');
   await ch.done(5);
-  await ch.finished();
   await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
   await expect(lab.figure('intents')).toHaveAttribute('data-value', '1');
   lab.expectNoErrors();
 });
 
-test('chapter 03: the race debits twice without the claim, and gets 409 with it', async ({ page }) => {
+test('chapter 03: the race, a reused key and a crash after the claim, each without its guard and with it', async ({ page }) => {
   const ch = await open(page, 3);
   const { lab } = ch;
   await ch.load();
@@ -181,10 +198,40 @@ test('chapter 03: the race debits twice without the claim, and gets 409 with it'
   await expect(lab.figure('debits')).toHaveAttribute('data-value', '0');
   await page.getByTestId('attack-race').click();
   await ch.done(4);
-  await ch.finished();
   const result = page.getByTestId('attack-result');
   await expect(result.locator('li').nth(1)).toHaveAttribute('data-status', '409');
   await expect(lab.figure('double_charges')).toHaveAttribute('data-value', '0');
+
+  // Scenario 4: the same key with ৳5,000 gets the ৳500 receipt; with the fingerprint, 422.
+  await page.getByTestId('preset-load-4-unguarded').click();
+  await expect(page.getByTestId('attack-reused-key')).toHaveClass(/pointed/);
+  await page.getByTestId('attack-reused-key').click();
+  await ch.done(5);
+  await expect(lab.kind('response_replayed')).toHaveAttribute('data-outcome', 'escaped');
+  await page.getByTestId('preset-load-4-guarded').click();
+  await page.getByTestId('attack-reused-key').click();
+  await ch.done(6);
+  await expect(result.locator('li').nth(1)).toHaveAttribute('data-status', '422');
+
+  // Scenario 5: the instance dies after its claim. Without recovery the key answers 409 a
+  // minute on; with it, the key is released and the next tap gets the receipt.
+  await page.getByTestId('preset-load-5-unguarded').click();
+  await expect(lab.send).toHaveClass(/pointed/);
+  await lab.speedUp(`/api/sandboxes/${lab.sandboxId()}`, 10);
+  expect(await lab.tap()).toBe('unknown');
+  expect(await lab.tap()).toBe('in-progress');
+  await lab.jump('minute');
+  expect(await lab.tap()).toBe('in-progress');
+  await ch.done(7);
+  await page.getByTestId('preset-load-5-guarded').click();
+  await lab.speedUp(`/api/sandboxes/${lab.sandboxId()}`, 10);
+  expect(await lab.tap()).toBe('unknown');
+  await lab.jump('minute');
+  await expect(lab.kind('stuck_key_released')).toHaveCount(1);
+  expect(await lab.tap()).toBe('receipt');
+  await ch.done(8);
+  await ch.finished();
+  await expect(lab.figure('debits')).toHaveAttribute('data-value', '1');
   lab.expectNoErrors();
 });
 

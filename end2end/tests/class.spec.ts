@@ -19,10 +19,23 @@ function step(page: Page, k: number) {
   return page.locator(`[data-testid="chapter-step"][data-step="${k}"]`);
 }
 
+/** Page errors and Rust panics on every page a person of this file opened (each person is a
+ * browser context of their own, which the shared fixture does not see); a test that opens
+ * people checks it is empty at its end. */
+const troubles: string[] = [];
+function watch(page: Page) {
+  page.on('pageerror', (e) => troubles.push(`${page.url()}: ${e}`));
+  page.on('console', (m) => {
+    if (/panicked at|RuntimeError|unreachable/.test(m.text())) troubles.push(`${page.url()}: ${m.text()}`);
+  });
+}
+
 /** A person with a browser of their own. */
 async function person(browser: Browser): Promise<Page> {
   const context = await browser.newContext();
-  return context.newPage();
+  const page = await context.newPage();
+  watch(page);
+  return page;
 }
 
 /** Notes the seed of the student's sandbox (the join drew it). */
@@ -402,9 +415,9 @@ test('a projector mirrors the presenter’s lab, phone included, and a reset ask
     expect(box.y + Math.min(box.height, 200), id).toBeLessThanOrEqual(1080);
     expect(box.x + box.width, id).toBeLessThanOrEqual(1920);
   }
-  // Every scenario, guarded and unguarded, is one pick away in the lab.
+  // Every scenario, guarded and unguarded (7 has no guard to take off), and 8 at most once, is one pick away.
   const options = page.getByTestId('lab-preset').locator('option');
-  await expect(options).toHaveCount(25);
+  await expect(options).toHaveCount(24);
   await page.getByTestId('lab-preset').selectOption('4-unguarded');
   await page.getByTestId('lab-preset-load').click();
   await expect(lab.safeguard('fingerprint_check')).not.toBeChecked();
@@ -503,15 +516,24 @@ test('a push opens the chapter that teaches it, a message reaches every screen, 
   for (const [name, phone] of [['Shimul', false], ['Tithi', false], ['Imran', true]] as const) {
     const context = await browser.newContext(phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : {});
     const page = await context.newPage();
+    watch(page);
     await page.goto(link);
     labs.push({ page, lab: await joinAs(page, name) });
   }
   await expect(teacher.getByTestId('class-student')).toHaveCount(3);
-  // A ghost row (a second join under another name) is taken off, asked first; the rest stay.
+  // A ghost row (a second join under another name): renamed, then taken off, asked first.
   const ghost = await person(browser);
   await ghost.goto(link);
-  await joinAs(ghost, 'Imran again');
+  await joinAs(ghost, 'Imran  2');
   await expect(teacher.getByTestId('class-student')).toHaveCount(4);
+  await row(teacher, 'Imran 2').getByTestId('class-student-rename').click();
+  await teacher.getByTestId('class-student-rename-text').fill('imran');
+  await teacher.getByTestId('class-student-rename-save').click();
+  await expect(teacher.getByTestId('class-student-rename-error')).toBeVisible();
+  await teacher.getByTestId('class-student-rename-text').fill('Imran again');
+  await teacher.getByTestId('class-student-rename-save').click();
+  await expect(row(teacher, 'Imran again')).toHaveCount(1);
+  await expect(row(teacher, 'Imran 2')).toHaveCount(0);
   await row(teacher, 'Imran again').getByTestId('class-student-remove').click();
   await row(teacher, 'Imran again').getByTestId('class-student-remove-cancel').click();
   await expect(teacher.getByTestId('class-student')).toHaveCount(4);
@@ -543,6 +565,13 @@ test('a push opens the chapter that teaches it, a message reaches every screen, 
     // The message stays until the next one.
     await expect(l.page.getByTestId('class-message')).toBeVisible();
   }
+  // On the phone, the lock is said in the bar that stays in view while the student scrolls.
+  const imranPhone = labs[2].page;
+  await teacher.getByTestId('class-lock').click();
+  await imranPhone.getByTestId('send-button').scrollIntoViewIfNeeded();
+  await expect(imranPhone.getByTestId('summary-locked')).toBeInViewport();
+  await teacher.getByTestId('class-lock').click();
+  await expect(imranPhone.getByTestId('summary-locked')).toHaveCount(0);
   // A reload stays in chapter 08 at step 5, and is not pulled anywhere again.
   const shimul = labs[0];
   await shimul.page.reload();
@@ -590,14 +619,57 @@ test('a push opens the chapter that teaches it, a message reaches every screen, 
   await imran.page.waitForURL(new RegExp(`/lab/${imranId}`));
   await imran.lab.hydrated();
   await expect(imran.page.getByTestId('class-message')).toBeVisible();
-  // The history: the message and the push, newest first, with how many took each.
+  // The history: the message, the push, the lock and the unlock, newest first, with how many took each.
   const sent = teacher.getByTestId('class-sent');
-  await expect(sent).toHaveCount(2);
+  await expect(sent).toHaveCount(4);
   await expect(sent.first()).toHaveAttribute('data-took', '3');
   await teacher.reload();
   await teacher.locator('html[data-hydrated]').waitFor();
-  await expect(teacher.getByTestId('class-sent')).toHaveCount(2);
+  await expect(teacher.getByTestId('class-sent')).toHaveCount(4);
+  // The summary: chapter 08's step 5 done by one, as the server saw it.
+  await teacher.getByTestId('class-summary-open').click();
+  const trap = teacher.locator('[data-testid="class-summary-chapter"][data-chapter="8"] [data-testid="class-summary-step"][data-step="5"]');
+  await expect(trap).toHaveAttribute('data-done', '1');
+
+  // The lecture-hall PC takes the class by a one-time link, and sees the same view.
+  await teacher.getByTestId('class-hand-over-name').fill('Hall PC');
+  await teacher.getByTestId('class-hand-over').click();
+  const handOver = (await teacher.getByTestId('class-hand-over-link').getAttribute('href'))!;
+  expect(handOver).toMatch(/\/take\/[0-9a-f]{64}$/);
+  await expect(teacher.locator('[data-testid="class-holder"][data-name="Hall PC"]')).toHaveAttribute('data-taken', 'false');
+  const hall = await person(browser);
+  await hall.goto(handOver);
+  await hall.locator('html[data-hydrated]').waitFor();
+  await expect(hall.getByTestId('take-what')).toContainText('Hall PC');
+  await hall.getByTestId('take-class').click();
+  await hall.waitForURL(/\/teach\/[0-9a-f-]{36}$/);
+  await hall.locator('html[data-hydrated]').waitFor();
+  await expect(hall.getByTestId('class-student')).toHaveCount(3);
+  await expect(row(hall, 'Shimul')).toHaveAttribute('data-damage', 'money');
+  await expect(hall.locator('[data-testid="class-total"][data-kind="credited_twice"]')).toHaveAttribute('data-count', '1');
+  await expect(teacher.locator('[data-testid="class-holder"][data-name="Hall PC"]')).toHaveAttribute('data-taken', 'true');
+  await hall.reload();
+  await expect(hall.getByTestId('class-student')).toHaveCount(3);
+  // The link is spent: another browser opening it is told so.
+  const late = await person(browser);
+  await late.goto(handOver);
+  await late.locator('html[data-hydrated]').waitFor();
+  await expect(late.getByTestId('take-spent')).toBeVisible();
+  // The projector's own page needs no key: the code and the numbers, no names.
+  const show = (await teacher.getByTestId('class-show-link').getAttribute('href'))!;
+  const projector = await person(browser);
+  await projector.goto(show);
+  await projector.locator('html[data-hydrated]').waitFor();
+  await expect(projector.getByTestId('class-show')).toHaveAttribute('data-live', 'true');
+  await expect(projector.locator('[data-testid="class-total"][data-kind="joined"]')).toHaveAttribute('data-count', '3');
+  await expect(projector.getByText('Shimul')).toHaveCount(0);
+  // Withdrawn, the hall PC's key opens nothing more.
+  await teacher.getByTestId('class-holder-withdraw').click();
+  await expect(teacher.getByTestId('class-holder')).toHaveCount(0);
+  await hall.reload();
+  await expect(hall.getByTestId('class-refused')).toBeVisible();
   for (const l of labs) l.lab.expectNoErrors();
+  expect(troubles).toEqual([]);
 });
 
 test('a class has a name, and /teach lists the classes this browser made', async ({ browser }) => {

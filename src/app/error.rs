@@ -57,6 +57,9 @@ pub enum FnError {
     /// The class's instructor froze every clock; only their thaw moves it.
     #[error("the clock is frozen by the class's instructor")]
     Frozen,
+    /// A hand-over link already taken or withdrawn.
+    #[error("the hand-over link was used already or withdrawn")]
+    HandOverSpent,
     /// The browser could not reach the server, or could not read its answer.
     #[error("the server could not be reached")]
     Unreachable,
@@ -64,7 +67,7 @@ pub enum FnError {
 
 impl FnError {
     /// Every kind's message id, for the translation test.
-    pub const MESSAGE_IDS: [&'static str; 15] = [
+    pub const MESSAGE_IDS: [&'static str; 16] = [
         "fn-error-unknown-sandbox",
         "fn-error-unknown-event",
         "fn-error-unknown-scenario",
@@ -80,6 +83,7 @@ impl FnError {
         "fn-error-locked",
         "fn-error-name-look-alike",
         "fn-error-frozen",
+        "fn-error-hand-over-spent",
     ];
 
     /// The id of this kind's message in `locales/*/main.ftl`.
@@ -100,6 +104,7 @@ impl FnError {
             FnError::Locked => 12,
             FnError::NameLookAlike => 13,
             FnError::Frozen => 14,
+            FnError::HandOverSpent => 15,
         };
         Self::MESSAGE_IDS[i]
     }
@@ -124,6 +129,7 @@ impl FnError {
             FnError::NameLookAlike => K::NameLookAlike,
             FnError::Locked => K::LockedByClass,
             FnError::Frozen => K::FrozenByClass,
+            FnError::HandOverSpent => K::HandOverSpent,
         }
     }
 
@@ -216,6 +222,7 @@ impl From<crate::server::error::LabError> for FnError {
             LabError::NameTaken => FnError::NameTaken,
             LabError::Locked => FnError::Locked,
             LabError::Frozen => FnError::Frozen,
+            LabError::HandOverSpent => FnError::HandOverSpent,
             LabError::NameLookAlike(_) => FnError::NameLookAlike,
             LabError::SandboxExists(_) => FnError::InvalidField {
                 field: "id".to_owned(),
@@ -275,6 +282,7 @@ mod tests {
             FnError::Locked,
             FnError::NameLookAlike,
             FnError::Frozen,
+            FnError::HandOverSpent,
         ];
         let ids: std::collections::BTreeSet<_> = all.iter().map(FnError::message_id).collect();
         assert_eq!(ids.len(), all.len());

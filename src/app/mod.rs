@@ -203,6 +203,8 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/teach") view={Lazy::<TeachRoute>::new()} />
                         <Route path=path!("/teach/:id") view={Lazy::<ClassRoute>::new()} />
                         <Route path=path!("/join/:code") view={Lazy::<JoinRoute>::new()} />
+                        <Route path=path!("/show/:code") view={Lazy::<ShowRoute>::new()} />
+                        <Route path=path!("/take/:token") view={Lazy::<TakeRoute>::new()} />
                     </Routes>
                 </main>
             </Router>
@@ -239,6 +241,8 @@ lazy_screen!(DayRoute, course::day::DayPage);
 lazy_screen!(TeachRoute, class::teach::TeachPage);
 lazy_screen!(ClassRoute, class::teach::ClassPage);
 lazy_screen!(JoinRoute, class::join::JoinPage);
+lazy_screen!(ShowRoute, class::show::ShowPage);
+lazy_screen!(TakeRoute, class::hand_over::TakePage);
 
 /// The view of a page of [`SERVER_ONLY`]: on the server the page itself. In the browser, reached
 /// by a link the router took after all, the page is loaded again from the server at the address

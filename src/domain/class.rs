@@ -380,6 +380,9 @@ pub struct ClassView {
     /// What the instructor sent, newest first.
     #[serde(default)]
     pub history: Vec<Sent>,
+    /// The others the class was handed to, oldest first.
+    #[serde(default)]
+    pub holders: Vec<Holder>,
 }
 
 impl ClassView {
@@ -459,6 +462,53 @@ pub struct MyClass {
     /// When it was last used (server wall clock, ms), and how many minutes before the list.
     pub used_ms: i64,
     pub used_min_ago: i64,
+}
+
+/// Someone the instructor handed the class to (a teaching assistant, the lecture-hall PC),
+/// as the class's page names them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Holder {
+    pub id: String,
+    pub name: String,
+    pub made_ms: i64,
+    /// When the hand-over link was taken (that browser holds the key since); `None` while
+    /// the link waits.
+    pub taken_ms: Option<i64>,
+}
+
+/// A hand-over just made: who it is for, and the one-time link (shown once; only its hash is
+/// kept).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandOver {
+    pub holder: Holder,
+    pub link: String,
+}
+
+/// The path of a hand-over link: `/take/{token}`.
+pub fn hand_over_path(token: &str) -> String {
+    format!("/take/{token}")
+}
+
+/// What a class's projector page shows, no key needed: the code, the name and the totals.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassShow {
+    pub code: ClassCode,
+    pub name: String,
+    pub totals: Totals,
+    /// Students per chapter ([`ClassView::per_chapter`]).
+    pub per_chapter: [usize; 10],
+}
+
+impl ClassView {
+    /// The class as its projector page shows it: no names, no ids.
+    pub fn show(&self) -> ClassShow {
+        ClassShow {
+            code: self.code.clone(),
+            name: self.name.clone(),
+            totals: self.totals(),
+            per_chapter: self.per_chapter(),
+        }
+    }
 }
 
 /// A one-line message to every student, at most this many characters.
@@ -709,12 +759,23 @@ fn csv_field(text: &str) -> String {
 /// The presets a class can be sent: every scenario guarded and unguarded, and scenario 8's
 /// at-most-once run.
 pub fn pushable_presets() -> Vec<(u8, Variant)> {
+    use crate::domain::scenario::{preset, Preset};
     let mut all = Vec::new();
     for n in 1..=12u8 {
         all.push((n, Variant::Guarded));
-        all.push((n, Variant::Unguarded));
-        if n == 8 {
-            all.push((n, Variant::AtMostOnce));
+        let guarded = preset(n, Variant::Guarded);
+        // A variant that sets nothing the guarded one does not (scenario 7 has no guard to
+        // take off) is not another lesson.
+        for v in [Variant::Unguarded, Variant::AtMostOnce] {
+            if let Some(p) = preset(n, v) {
+                if Some(Preset {
+                    variant: Variant::Guarded,
+                    ..p
+                }) != guarded
+                {
+                    all.push((n, v));
+                }
+            }
         }
     }
     all
@@ -821,6 +882,7 @@ mod tests {
             frozen: false,
             cue: Cue::default(),
             history: vec![],
+            holders: vec![],
         };
         assert_eq!(
             view.totals(),
@@ -865,7 +927,9 @@ mod tests {
     #[test]
     fn every_pushable_preset_exists() {
         let all = pushable_presets();
-        assert_eq!(all.len(), 25);
+        // Twelve guarded, eleven unguarded (not 7: it has no guard to take off), at-most-once.
+        assert_eq!(all.len(), 24);
+        assert!(!all.contains(&(7, Variant::Unguarded)));
         for (n, v) in all {
             assert!(crate::domain::scenario::preset(n, v).is_some(), "{n} {v:?}");
         }

@@ -12,6 +12,7 @@ pub enum ProblemKind {
     NotYourClass,
     NameTaken,
     NameLookAlike,
+    HandOverSpent,
     LockedByClass,
     FrozenByClass,
     UnknownScenario,
@@ -51,13 +52,14 @@ pub enum ProblemKind {
 }
 
 impl ProblemKind {
-    pub const ALL: [ProblemKind; 40] = [
+    pub const ALL: [ProblemKind; 41] = [
         ProblemKind::UnknownSandbox,
         ProblemKind::UnknownEvent,
         ProblemKind::UnknownClass,
         ProblemKind::NotYourClass,
         ProblemKind::NameTaken,
         ProblemKind::NameLookAlike,
+        ProblemKind::HandOverSpent,
         ProblemKind::LockedByClass,
         ProblemKind::FrozenByClass,
         ProblemKind::UnknownScenario,
@@ -102,6 +104,7 @@ impl ProblemKind {
             ProblemKind::NotYourClass => "not-your-class",
             ProblemKind::NameTaken => "name-taken",
             ProblemKind::NameLookAlike => "name-look-alike",
+            ProblemKind::HandOverSpent => "hand-over-spent",
             ProblemKind::LockedByClass => "locked-by-class",
             ProblemKind::FrozenByClass => "frozen-by-class",
             ProblemKind::UnknownScenario => "unknown-scenario",
@@ -154,6 +157,7 @@ impl ProblemKind {
             | IdempotencyKeyInProgress
             | DuplicateTransfer => 409,
             LockedByClass | FrozenByClass => 423,
+            HandOverSpent => 410,
             UnsupportedMediaType => 415,
             UnknownUser => 401,
             TooManyRequests => 429,
@@ -195,6 +199,7 @@ pub fn problem_body(status: u16, kind: ProblemKind, detail: &str) -> serde_json:
         404 => "Not Found",
         405 => "Method Not Allowed",
         409 => "Conflict",
+        410 => "Gone",
         413 => "Payload Too Large",
         415 => "Unsupported Media Type",
         422 => "Unprocessable Content",

@@ -107,11 +107,15 @@ impl Question {
         // A fresh sandbox: the student's own run stays as it was (the link says so).
         let lab = format!("/lab?fresh=1&scenario={scenario}&variant={}", variant.id());
         let demo = super::course::Load { scenario, variant };
+        // The question's own chapter if it walks the preset, else the chapter that does.
+        let walks =
+            |c: &super::course::Chapter| c.first_load() == demo || c.more_loads().contains(&demo);
         match super::course::chapter(self.chapter) {
-            Some(c) if c.first_load() == demo || c.more_loads().contains(&demo) => {
-                format!("{lab}&chapter={}", self.chapter)
-            }
-            _ => lab,
+            Some(c) if walks(c) => format!("{lab}&chapter={}", self.chapter),
+            _ => match super::course::opening(scenario, variant) {
+                Some((n, _)) => format!("{lab}&chapter={n}"),
+                None => lab,
+            },
         }
     }
 }
@@ -411,35 +415,24 @@ mod tests {
             q.demo_href(),
             "/lab?fresh=1&scenario=11&variant=guarded&chapter=8"
         );
-        // Chapter 02 talks through the retry storm and a reused key without a walk of their
-        // own: those answers open the lab alone, not beside a chapter about another scenario.
-        let storm = QUESTIONS
-            .iter()
-            .find(|q| q.id == "retry_storm_guard")
-            .unwrap();
-        assert!(
-            !storm.demo_href().contains("chapter="),
-            "{}",
-            storm.demo_href()
-        );
-        let alone: Vec<&str> = QUESTIONS
-            .iter()
-            .filter(|q| !q.demo_href().contains("chapter="))
-            .map(|q| q.id)
-            .collect();
-        assert_eq!(alone, ["retry_storm_guard", "same_key_other_body"]);
+        // The retry storm is walked in chapter 02 itself; a reused key, asked after chapter
+        // 02, opens chapter 03, which walks it.
+        let href = |id: &str| QUESTIONS.iter().find(|q| q.id == id).unwrap().demo_href();
+        assert!(href("retry_storm_guard").ends_with("&chapter=2"));
+        assert!(href("same_key_other_body").ends_with("&chapter=3"));
+        assert!(QUESTIONS.iter().all(|q| q.demo_href().contains("chapter=")));
         for q in QUESTIONS
             .iter()
             .filter(|q| q.demo_href().contains("chapter="))
         {
-            let c = chapter(q.chapter).unwrap();
+            let n: u8 = q.demo_href().rsplit('=').next().unwrap().parse().unwrap();
+            let c = chapter(n).unwrap();
             let (scenario, variant) = q.demo;
             let demo = Load { scenario, variant };
             assert!(
                 c.first_load() == demo || c.more_loads().contains(&demo),
-                "{}: chapter {} does not load scenario {scenario} {variant:?}",
-                q.id,
-                q.chapter
+                "{}: chapter {n} does not load scenario {scenario} {variant:?}",
+                q.id
             );
         }
     }

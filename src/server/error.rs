@@ -60,6 +60,9 @@ pub enum LabError {
     /// invisible characters or another way of writing the same letters.
     #[error("name: {0:?} looks the same as a classmate's name; choose one that can be told apart")]
     NameLookAlike(String),
+    /// A hand-over link already taken, withdrawn, or of a class that ended.
+    #[error("this hand-over link was used already or withdrawn; ask the class's instructor for a new one")]
+    HandOverSpent,
     #[error("the class's instructor has locked this lab's controls for a demo; they unlock it when it ends")]
     Locked,
     /// The class's instructor froze every clock; only their thaw moves it again.
@@ -100,6 +103,7 @@ impl LabError {
             LabError::UnknownClass => ProblemKind::UnknownClass,
             LabError::NotYourClass => ProblemKind::NotYourClass,
             LabError::NameTaken => ProblemKind::NameTaken,
+            LabError::HandOverSpent => ProblemKind::HandOverSpent,
             LabError::Locked => ProblemKind::LockedByClass,
             LabError::Frozen => ProblemKind::FrozenByClass,
             LabError::NameLookAlike(_) => ProblemKind::NameLookAlike,

@@ -140,6 +140,7 @@ pub async fn view(
         frozen: holds.frozen,
         cue: holds.cue,
         history: classes.history(class_id).await?,
+        holders: classes.holders(class_id).await?,
     })
 }
 

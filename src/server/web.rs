@@ -49,6 +49,7 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
     Router::new()
         .route("/lab", get(lab_entrance))
         .route("/teach/{class}/events", get(class_events))
+        .route("/show/{code}/events", get(show_events))
         .route("/teach/{class}/students/{sandbox}/open", get(open_student))
         .route("/teach/{class}/summary.csv", get(summary_csv))
         .route("/watch/{token}/events", get(mirror_events))
@@ -202,30 +203,71 @@ async fn class_events(
     headers: HeaderMap,
 ) -> Result<Response, LabError> {
     use super::classes::secret_cookie;
-    use axum::response::sse::{Event, KeepAlive, Sse};
     let sandboxes = state.sandboxes;
     let classes = sandboxes.classes();
     let code = classes
         .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
         .await?;
-    let changed = classes.watch(&class);
+    class_feed(&sandboxes, class, code, |view| {
+        // `now_ms` moves on every read: what changed is the rest.
+        let shown = (
+            view.students.clone(),
+            view.locked,
+            view.frozen,
+            view.holders.clone(),
+        );
+        let body = serde_json::to_value(view).expect("a class view serialises");
+        (shown, body)
+    })
+}
+
+/// `GET /show/{code}/events`: what a class's projector page shows (its code, name and
+/// totals, no names of students), live, for anyone with the code: `event: class` with a
+/// [`ClassShow`](crate::domain::class::ClassShow) when it changes.
+async fn show_events(
+    State(state): State<AppState>,
+    axum::extract::Path(code): axum::extract::Path<String>,
+) -> Result<Response, LabError> {
+    let sandboxes = state.sandboxes;
+    let code = crate::domain::class::ClassCode::parse(&code)?;
+    let class = sandboxes.classes().find(&code).await?;
+    class_feed(&sandboxes, class, code, |view| {
+        let show = view.show();
+        let body = serde_json::to_value(&show).expect("a class show serialises");
+        (show, body)
+    })
+}
+
+/// A class's live feed: the view read again when a student joins or reports and once a
+/// second, shaped by `shape` into what changes and what is sent; sent as `event: class`
+/// only when what changes did.
+fn class_feed<K: PartialEq + Send + 'static>(
+    sandboxes: &Sandboxes,
+    class: String,
+    code: crate::domain::class::ClassCode,
+    shape: fn(&crate::domain::class::ClassView) -> (K, serde_json::Value),
+) -> Result<Response, LabError> {
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    let changed = sandboxes.classes().watch(&class);
     let permit = sandboxes.open_stream()?;
-    struct Feed {
+    struct Feed<K> {
         sandboxes: Sandboxes,
         class: String,
         code: crate::domain::class::ClassCode,
         changed: tokio::sync::watch::Receiver<u64>,
         shutdown: tokio::sync::watch::Receiver<bool>,
-        last: Option<(Vec<crate::domain::class::StudentRow>, bool, bool)>,
+        last: Option<K>,
+        shape: fn(&crate::domain::class::ClassView) -> (K, serde_json::Value),
         _permit: super::sandboxes::StreamPermit,
     }
     let feed = Feed {
         changed,
         shutdown: sandboxes.shutdown_signal(),
-        sandboxes,
+        sandboxes: sandboxes.clone(),
         class,
         code,
         last: None,
+        shape,
         _permit: permit,
     };
     let stream = futures::stream::unfold(feed, |mut feed| async move {
@@ -248,14 +290,14 @@ async fn class_events(
                         return None;
                     }
                 };
-            let shown = (view.students.clone(), view.locked, view.frozen);
+            let (shown, body) = (feed.shape)(&view);
             if feed.last.as_ref() == Some(&shown) {
                 continue;
             }
             feed.last = Some(shown);
             let event = Event::default()
                 .event("class")
-                .json_data(&view)
+                .json_data(&body)
                 .expect("a class view serialises");
             return Some((Ok::<_, std::convert::Infallible>(event), feed));
         }
@@ -326,8 +368,8 @@ async fn summary_csv(
         .into_response())
 }
 
-/// A class's pages answer with their own status: `/join/{code}` 404 for a code that names no
-/// living class, `/teach/{id}` 404 for no such class and 403 for a browser without its key,
+/// A class's pages answer with their own status: `/join/{code}` and `/show/{code}` 404 for a
+/// code that names no living class, `/teach/{id}` 404 for no such class and 403 for a browser without its key,
 /// `/watch/{token}` 404 for a token that names no mirror. The page says why in words; a streamed page has sent its status before it knows, so it is set
 /// here, from the same checks the page's server functions make.
 /// A page that loads its own address again, now as a navigation of this site's.
@@ -357,7 +399,10 @@ async fn class_page_status(
     let path = request.uri().path().to_owned();
     let classes = sandboxes.classes();
     let mut request = request;
-    let refused = if let Some(code) = path.strip_prefix("/join/") {
+    let door = path
+        .strip_prefix("/join/")
+        .or_else(|| path.strip_prefix("/show/").filter(|c| !c.contains('/')));
+    let refused = if let Some(code) = door {
         // The page's look-up is the door's: counted once, here, with every other look-up of a
         // code (`Classes::find`), so a guesser meets 429 at every door alike; the page's own
         // `find_class` then only reads.

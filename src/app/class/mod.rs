@@ -2,7 +2,9 @@
 //! live view, `/join/{code}` lets a student in. The server functions here are thin adapters over
 //! `server::classes`; the view's live feed is `GET /teach/{id}/events` (`server::web`).
 
+pub mod hand_over;
 pub mod join;
+pub mod show;
 pub mod teach;
 
 use leptos::prelude::*;
@@ -42,6 +44,29 @@ fn request_headers() -> axum::http::HeaderMap {
     expect_context::<axum::http::request::Parts>().headers
 }
 
+/// The class's code, if this request carries a key to it (the instructor's own, or one a
+/// hand-over gave): every instructor's server function asks this first.
+#[cfg(feature = "ssr")]
+async fn instructor(class: &str) -> Result<crate::domain::class::ClassCode, FnError> {
+    use crate::server::classes::secret_cookie;
+    use crate::server::web::cookie;
+    let headers = request_headers();
+    Ok(classes()
+        .authorize(class, cookie(&headers, &secret_cookie(class)).as_deref())
+        .await?)
+}
+
+/// Gives this browser a class's key: an HttpOnly cookie, `SameSite=Strict` (no request
+/// another site starts carries it), living as long as a sandbox.
+#[cfg(feature = "ssr")]
+fn give_key(class_id: &str, secret: &str) {
+    let max_age = crate::app::lab::sandboxes().config().sandbox_ttl.as_secs();
+    set_cookie(format!(
+        "{}={secret}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict",
+        crate::server::classes::secret_cookie(class_id),
+    ));
+}
+
 #[cfg(feature = "ssr")]
 fn set_cookie(value: String) {
     if let Ok(value) = axum::http::HeaderValue::from_str(&value) {
@@ -55,7 +80,6 @@ fn set_cookie(value: String) {
 /// in again from this one, `server::web`'s `class_page_status`); returns the class's id.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn create_class(name: Option<String>) -> Result<String, FnError> {
-    use crate::server::classes::secret_cookie;
     let name = crate::domain::class::class_name(name.as_deref().unwrap_or_default())?;
     // Behind a balancer, the request's id leads the code, and so the class's route.
     let lead = crate::app::lab::sandboxes()
@@ -65,12 +89,7 @@ pub async fn create_class(name: Option<String>) -> Result<String, FnError> {
     if !name.is_empty() {
         classes().set_name(&new.id, &name).await?;
     }
-    let max_age = crate::app::lab::sandboxes().config().sandbox_ttl.as_secs();
-    set_cookie(format!(
-        "{}={}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict",
-        secret_cookie(&new.id),
-        new.secret
-    ));
+    give_key(&new.id, &new.secret);
     Ok(new.id)
 }
 
@@ -97,14 +116,9 @@ pub async fn my_classes() -> Result<Vec<crate::domain::class::MyClass>, FnError>
 /// The class as its instructor sees it; only the browser holding the class's key may read it.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn class_page(class: String) -> Result<ClassPageData, FnError> {
-    use crate::server::classes::secret_cookie;
-    use crate::server::web::{cookie, origin};
-    let headers = request_headers();
-    let classes = classes();
-    let code = classes
-        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
-        .await?;
-    let join_url = format!("{}{}", origin(&headers), code.join_path());
+    use crate::server::web::origin;
+    let code = instructor(&class).await?;
+    let join_url = format!("{}{}", origin(&request_headers()), code.join_path());
     let view = crate::server::teach::view(&crate::app::lab::sandboxes(), &class, code).await?;
     Ok(ClassPageData {
         qr_svg: crate::server::classes::qr_svg(&join_url),
@@ -116,12 +130,7 @@ pub async fn class_page(class: String) -> Result<ClassPageData, FnError> {
 /// Does one thing to every student's sandbox; only the class's instructor may.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn class_push(class: String, push: Push) -> Result<PushReport, FnError> {
-    use crate::server::classes::secret_cookie;
-    use crate::server::web::cookie;
-    let headers = request_headers();
-    classes()
-        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
-        .await?;
+    instructor(&class).await?;
     Ok(crate::server::teach::push(&crate::app::lab::sandboxes(), &class, push).await?)
 }
 
@@ -129,25 +138,80 @@ pub async fn class_push(class: String, push: Push) -> Result<PushReport, FnError
 /// instructor may.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn class_remove(class: String, sandbox: String) -> Result<(), FnError> {
-    use crate::server::classes::secret_cookie;
-    use crate::server::web::cookie;
-    let headers = request_headers();
-    classes()
-        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
-        .await?;
+    instructor(&class).await?;
     Ok(crate::server::teach::remove(&crate::app::lab::sandboxes(), &class, &sandbox).await?)
 }
 
 /// A one-line message to every student's screen; only the class's instructor may.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn class_message(class: String, text: String) -> Result<PushReport, FnError> {
-    use crate::server::classes::secret_cookie;
-    use crate::server::web::cookie;
-    let headers = request_headers();
-    classes()
-        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
-        .await?;
+    instructor(&class).await?;
     Ok(crate::server::teach::message(&crate::app::lab::sandboxes(), &class, &text).await?)
+}
+
+/// Gives a student's row another name; only the class's instructor may. Returns the name as
+/// kept.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn class_rename(class: String, sandbox: String, name: String) -> Result<String, FnError> {
+    instructor(&class).await?;
+    Ok(classes().rename(&class, &sandbox, &name).await?)
+}
+
+/// Hands the class to someone named (a teaching assistant, the lecture-hall PC): a one-time
+/// link that gives the browser opening it a key of its own; only a holder of the class may.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn class_hand_over(
+    class: String,
+    name: String,
+) -> Result<crate::domain::class::HandOver, FnError> {
+    use crate::server::web::origin;
+    instructor(&class).await?;
+    let (holder, token) = classes().hand_over(&class, &name).await?;
+    let link = format!(
+        "{}{}",
+        origin(&request_headers()),
+        crate::domain::class::hand_over_path(&token)
+    );
+    Ok(crate::domain::class::HandOver { holder, link })
+}
+
+/// Withdraws a hand-over (its link, or the key it gave); only a holder of the class may.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn class_withdraw(class: String, holder: String) -> Result<(), FnError> {
+    instructor(&class).await?;
+    Ok(classes().withdraw(&class, &holder).await?)
+}
+
+/// What a hand-over link names, before it is taken: the class's name and the holder's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandOverFound {
+    pub class_name: String,
+    pub holder: String,
+}
+
+/// Reads a hand-over link without taking it (its page asks first).
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn find_hand_over(token: String) -> Result<HandOverFound, FnError> {
+    let (class_name, holder) = classes().hand_over_for(&token).await?;
+    Ok(HandOverFound { class_name, holder })
+}
+
+/// Takes a hand-over link: this browser gets a key to the class (once per link). Returns the
+/// class's id.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn take_class(token: String) -> Result<String, FnError> {
+    let (class_id, key) = classes().take(&token).await?;
+    give_key(&class_id, &key);
+    Ok(class_id)
+}
+
+/// What a class's projector page shows, for anyone with the code: no names.
+#[server(prefix = "/rpc", input = server_fn::codec::Json)]
+pub async fn class_show(code: String) -> Result<crate::domain::class::ClassShow, FnError> {
+    let code = crate::domain::class::ClassCode::parse(&code)?;
+    let class = classes().find(&code).await?;
+    let view = crate::server::teach::view(&crate::app::lab::sandboxes(), &class, code).await?;
+    Ok(view.show())
 }
 
 /// A class found by its code: the code spaced for reading, and, when this browser's sandbox
@@ -226,14 +290,8 @@ pub async fn report_progress(sandbox: String, report: ChapterReport) -> Result<b
 /// The end of the class: what each student reached and shared; only the class's instructor.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn read_class_summary(class: String) -> Result<ClassSummary, FnError> {
-    use crate::server::classes::secret_cookie;
-    use crate::server::web::cookie;
-    let headers = request_headers();
-    let classes = classes();
-    classes
-        .authorize(&class, cookie(&headers, &secret_cookie(&class)).as_deref())
-        .await?;
-    Ok(classes.summary(&class).await?)
+    instructor(&class).await?;
+    Ok(classes().summary(&class).await?)
 }
 
 /// A student shares their quiz answers with their class: this browser's sandbox (the `/lab`

@@ -5,15 +5,17 @@ use crate::tr;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
+use super::hand_over::HandOverPanel;
+use super::show::{ChapterCounts, ClassTotals};
 use super::{
-    class_message, class_page, class_push, class_remove, create_class, my_classes,
+    class_message, class_page, class_push, class_remove, class_rename, create_class, my_classes,
     read_class_summary, ClassPageData,
 };
 use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_args, tr_id};
 use crate::app::lab::preset_name;
 use crate::domain::class::{
-    pushable_presets, ClassSummary, ClassView, Harm, Push, PushReport, SentWhat, StudentRow, Totals,
+    pushable_presets, ClassSummary, ClassView, Harm, Push, PushReport, SentWhat, StudentRow,
 };
 use crate::domain::scenario::Variant;
 use crate::domain::Safeguard;
@@ -212,7 +214,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
         if let Ok(tick) = tick {
             on_cleanup(move || tick.clear());
         }
-        browser::follow(&format!("/teach/{class_id}/events"), take, live);
+        follow(&format!("/teach/{class_id}/events"), take, live);
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (&class_id, live, skew);
@@ -225,6 +227,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
         }
     };
     let order = RwSignal::new(Order::Joined);
+    let renaming = Renaming::new();
     let rows = move || {
         let mut students = view.with(|v| v.students.clone());
         order.get().sort(&mut students);
@@ -262,13 +265,18 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
                 </p>
                 <div class="class-qr" role="img" aria-label=move || tr!("class-qr-label") inner_html=qr_svg></div>
             </section>
-            <ClassTotals view=view />
+            <ClassTotals totals=Signal::derive(move || view.with(ClassView::totals)) />
             <PushPanel
                 class=class_id_view.clone()
                 count=Signal::derive(move || view.with(|v| v.students.len()))
                 view=view
             />
             <MessagePanel class=class_id_view.clone() view=view />
+            <HandOverPanel
+                class=class_id_view.clone()
+                holders=Signal::derive(move || view.with(|v| v.holders.clone()))
+                show=format!("/show/{}", code.as_str())
+            />
             <History view=view now=Signal::derive(server_now) />
 
             </div>
@@ -279,27 +287,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
                 <p class="hint" data-testid="class-live" data-live=move || live.get().to_string()>
                     {move || if live.get() { tr!("class-live") } else { tr!("class-not-live") }}
                 </p>
-                <ul class="class-counts" data-testid="class-counts">
-                    {move || {
-                        counts()
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, n)| **n > 0)
-                            .map(|(i, n)| {
-                                let label = if i == 0 {
-                                    tr!("class-count-none")
-                                } else {
-                                    tr_args("class-count-chapter", &[("n", digits(&format!("{i:02}")))])
-                                };
-                                view! {
-                                    <li data-testid="class-count" data-chapter=i.to_string() data-count=n.to_string()>
-                                        <span>{label}</span>" "<strong>{digits(&n.to_string())}</strong>
-                                    </li>
-                                }
-                            })
-                            .collect_view()
-                    }}
-                </ul>
+                <ChapterCounts counts=Signal::derive(counts) />
                 <label class="class-order">
                     {move || tr!("class-order")} " "
                     <select
@@ -338,7 +326,7 @@ fn ClassScreen(data: ClassPageData) -> impl IntoView {
                             {move || {
                                 rows()
                                     .into_iter()
-                                    .map(|s| view! { <StudentLine s class=class_id_rows.clone() now=Signal::derive(server_now) /> })
+                                    .map(|s| view! { <StudentLine s class=class_id_rows.clone() now=Signal::derive(server_now) renaming /> })
                                     .collect_view()
                             }}
                         </tbody>
@@ -608,36 +596,6 @@ fn PushPanel(class: String, count: Signal<usize>, view: RwSignal<ClassView>) -> 
     }
 }
 
-/// The class in numbers, no names, large enough to project: who joined, and how many met
-/// each kind of harm (as the server last read their meters), following the class stream.
-#[component]
-fn ClassTotals(view: RwSignal<ClassView>) -> impl IntoView {
-    let totals = move || view.with(ClassView::totals);
-    let line = move |kind: &'static str, count: fn(&Totals) -> usize| {
-        view! {
-            <li class="class-total" data-testid="class-total" data-kind=kind data-count=move || count(&totals()).to_string()>
-                <span class="class-total-n">{move || digits(&count(&totals()).to_string())}</span>
-                <span class="class-total-what">{move || {
-                    let of = digits(&totals().joined.to_string());
-                    tr_args(&format!("class-total-{kind}"), &[("of", of)])
-                }}</span>
-            </li>
-        }
-    };
-    view! {
-        <section class="panel class-totals" aria-labelledby="class-totals-title" data-testid="class-totals">
-            <h2 id="class-totals-title">{move || tr!("class-totals-title")}</h2>
-            <ul class="class-total-list">
-                {line("joined", |t| t.joined)}
-                {line("charged_twice", |t| t.charged_twice)}
-                {line("credited_twice", |t| t.credited_twice)}
-                {line("lost", |t| t.lost)}
-                {line("stuck", |t| t.stuck)}
-            </ul>
-        </section>
-    }
-}
-
 /// One line to every student's screen, shown there until the next one.
 #[component]
 fn MessagePanel(class: String, view: RwSignal<ClassView>) -> impl IntoView {
@@ -754,9 +712,15 @@ fn sent_text(what: &SentWhat) -> String {
 }
 
 #[component]
-fn StudentLine(s: StudentRow, class: String, now: Signal<i64>) -> impl IntoView {
+fn StudentLine(
+    s: StudentRow,
+    class: String,
+    now: Signal<i64>,
+    renaming: Renaming,
+) -> impl IntoView {
     let open = format!("/teach/{class}/students/{}/open", s.sandbox);
     let class_for_remove = class.clone();
+    let class_for_rename = class.clone();
     let name_for_open = s.name.clone();
     let (chapter, done, total) = match s.progress {
         Some(p) => (p.chapter, p.steps_done, p.steps_total()),
@@ -788,7 +752,7 @@ fn StudentLine(s: StudentRow, class: String, now: Signal<i64>) -> impl IntoView 
             data-stuck=move || stuck.get().to_string()
             class:stuck=move || stuck.get()
         >
-            <th scope="row">{s.name.clone()}</th>
+            <th scope="row"><RenameStudent class=class_for_rename sandbox=s.sandbox.clone() name=s.name.clone() renaming /></th>
             <td>{where_text}</td>
             <td class=format!("harm harm-{}", harm.id())>{move || tr_id(&format!("class-harm-{}", harm.id()))}</td>
             <td class="class-last">
@@ -818,6 +782,95 @@ fn StudentLine(s: StudentRow, class: String, now: Signal<i64>) -> impl IntoView 
                 <RemoveStudent class=class_for_remove sandbox=s.sandbox.clone() name=s.name.clone() />
             </td>
         </tr>
+    }
+}
+
+/// A row's name, and a way to change it (a typo, a ghost's name fixed): the same rules as a
+/// join's name, checked by the server.
+#[component]
+fn RenameStudent(
+    class: String,
+    sandbox: String,
+    name: String,
+    renaming: Renaming,
+) -> impl IntoView {
+    // The row is drawn again whenever the class's view moves on; what is being typed lives
+    // with the page, not the row.
+    let Renaming { row, text, rename } = renaming;
+    let mine = sandbox.clone();
+    let editing = Signal::derive(move || row.with(|r| r.as_deref() == Some(mine.as_str())));
+    let start = {
+        let (sandbox, name) = (sandbox.clone(), name.clone());
+        move |_| {
+            text.set(name.clone());
+            row.set(Some(sandbox.clone()));
+        }
+    };
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        rename.dispatch((class.clone(), sandbox.clone(), text.get_untracked()));
+    };
+    let label = tr_args("class-student-rename-label", &[("name", name.clone())]);
+    let shown = name.clone();
+    view! {
+        <Show
+            when=move || editing.get()
+            fallback=move || view! {
+                <span class="class-student-name">{shown.clone()}</span>
+                " "
+                <button type="button" class="linkish" data-testid="class-student-rename" aria-label=label.clone() on:click=start.clone()>
+                    {move || tr!("class-student-rename")}
+                </button>
+            }
+        >
+            <form class="class-rename" on:submit=save.clone()>
+                <input
+                    type="text"
+                    data-testid="class-student-rename-text"
+                    maxlength=crate::domain::class::NAME_MAX
+                    aria-label=move || tr!("class-col-name")
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
+                />
+                <button type="submit" class="button" data-testid="class-student-rename-save" disabled=move || rename.pending().get()>
+                    {move || tr!("class-student-rename-save")}
+                </button>
+                <button type="button" class="button" data-testid="class-student-rename-cancel" on:click=move |_| row.set(None)>
+                    {move || tr!("class-student-rename-cancel")}
+                </button>
+            </form>
+        </Show>
+        {move || match rename.value().get() {
+            Some(Err(e)) if editing.get() => Some(view! { <span class="error" role="alert" data-testid="class-student-rename-error">{e.text()}</span> }),
+            _ => None,
+        }}
+    }
+}
+
+/// The row whose name is being changed, what is typed, and the change sent: one per page.
+#[derive(Clone, Copy)]
+struct Renaming {
+    row: RwSignal<Option<String>>,
+    text: RwSignal<String>,
+    rename: Action<(String, String, String), Result<String, FnError>>,
+}
+
+impl Renaming {
+    fn new() -> Renaming {
+        let row = RwSignal::new(None::<String>);
+        let rename = Action::new(|(class, sandbox, name): &(String, String, String)| {
+            class_rename(class.clone(), sandbox.clone(), name.clone())
+        });
+        Effect::new(move |_| {
+            if let Some(Ok(_)) = rename.value().get() {
+                row.set(None);
+            }
+        });
+        Renaming {
+            row,
+            text: RwSignal::new(String::new()),
+            rename,
+        }
     }
 }
 
@@ -858,38 +911,37 @@ fn RemoveStudent(class: String, sandbox: String, name: String) -> impl IntoView 
     }
 }
 
+/// Follows a class's live feed (`event: class`, each a `T`); the browser reconnects by
+/// itself after a drop.
 #[cfg(feature = "hydrate")]
-mod browser {
-    use leptos::prelude::*;
+pub fn follow<T: serde::de::DeserializeOwned + 'static>(
+    url: &str,
+    take: impl Fn(T) + 'static,
+    live: RwSignal<bool>,
+) {
     use send_wrapper::SendWrapper;
     use wasm_bindgen::prelude::*;
     use web_sys::{EventSource, MessageEvent};
-
-    use crate::domain::class::ClassView;
-
-    /// Follows the class's live view; the browser reconnects by itself after a drop.
-    pub fn follow(url: &str, take: impl Fn(ClassView) + 'static, live: RwSignal<bool>) {
-        let Ok(source) = EventSource::new(url) else {
-            return;
-        };
-        let on_view = Closure::<dyn Fn(MessageEvent)>::new(move |m: MessageEvent| {
-            if let Some(v) = m
-                .data()
-                .as_string()
-                .and_then(|s| serde_json::from_str::<ClassView>(&s).ok())
-            {
-                take(v);
-            }
-        });
-        let on_open = Closure::<dyn Fn()>::new(move || live.set(true));
-        let on_error = Closure::<dyn Fn()>::new(move || live.set(false));
-        let _ = source.add_event_listener_with_callback("class", on_view.as_ref().unchecked_ref());
-        source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let held = SendWrapper::new((source, on_view, on_open, on_error));
-        on_cleanup(move || {
-            let (source, ..) = &*held;
-            source.close();
-        });
-    }
+    let Ok(source) = EventSource::new(url) else {
+        return;
+    };
+    let on_view = Closure::<dyn Fn(MessageEvent)>::new(move |m: MessageEvent| {
+        if let Some(v) = m
+            .data()
+            .as_string()
+            .and_then(|s| serde_json::from_str::<T>(&s).ok())
+        {
+            take(v);
+        }
+    });
+    let on_open = Closure::<dyn Fn()>::new(move || live.set(true));
+    let on_error = Closure::<dyn Fn()>::new(move || live.set(false));
+    let _ = source.add_event_listener_with_callback("class", on_view.as_ref().unchecked_ref());
+    source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+    source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    let held = SendWrapper::new((source, on_view, on_open, on_error));
+    on_cleanup(move || {
+        let (source, ..) = &*held;
+        source.close();
+    });
 }

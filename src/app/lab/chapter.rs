@@ -109,6 +109,15 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
         progress.with(|p| p.iter().enumerate().position(|(i, d)| i >= from && !d))
     });
     let finished = Memo::new(move |_| current.get().is_none());
+    // The control the current step points at: past a step's own load (a push made it), what
+    // the step asks for next (`course::Step::pointer`).
+    let pointer = Memo::new({
+        let events = live.events;
+        move |_| {
+            let step = chapter.steps.get(current.get()?)?;
+            events.with(|e| step.pointer(e))
+        }
+    });
     let done_before = RwSignal::new(Vec::<u8>::new());
     let collapsed = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
@@ -136,13 +145,39 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
         });
         report_to_class(&live, chapter, progress, looked);
         // The current step's control wears a ring; a folded section holding it opens.
+        // A panel drawn again (the phone after a preset's reset) or drawn late (a lazy panel)
+        // loses the ring: it is put back whenever the sandbox moves, after that drawing; the
+        // folds open only when the ring moves to another control.
+        let (events, state) = (live.events, live.state);
         Effect::new(move |before: Option<Option<&'static str>>| {
-            let target = current
-                .get()
-                .and_then(|i| chapter.steps.get(i))
-                .and_then(|s| s.points_at);
-            point_at(before.flatten(), target);
+            let target = pointer.get();
+            events.track();
+            state.track();
+            let moved = before.flatten() != target;
+            let before = before.flatten();
+            leptos::task::spawn_local(async move {
+                super::phone::http::sleep(0).await;
+                point_at(before.filter(|_| moved), target, moved);
+            });
             target
+        });
+        // The other controls the current step needs: their folded sections open, once each
+        // is drawn (a lazy panel comes a moment later).
+        Effect::new(move |_| {
+            let Some(step) = current.get().and_then(|i| chapter.steps.get(i)) else {
+                return;
+            };
+            let ids = step.unfolds;
+            if !ids.is_empty() {
+                leptos::task::spawn_local(async move {
+                    for _ in 0..20 {
+                        if unfold(ids) {
+                            break;
+                        }
+                        super::phone::http::sleep(250).await;
+                    }
+                });
+            }
         });
     }
     // Loading a preset: the answer (the sandbox after its reset) is taken in at once.
@@ -281,7 +316,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                         {move || tr_args("chapter-pushed", &[("k", digits(&(from.get() + 1).to_string()))])}
                     </p>
                 })}
-                <ChapterSteps chapter progress current collapsed presses=Presses { events: live.events, since } />
+                <ChapterSteps chapter progress current pointer collapsed presses=Presses { events: live.events, since } />
                 <section class="chapter-look">
                     <h3>{move || tr!("chapter-look-title")}</h3>
                     <p>{move || text("look")}</p>
@@ -476,6 +511,7 @@ fn ChapterSteps(
     chapter: &'static Chapter,
     progress: RwSignal<Vec<bool>>,
     current: Memo<Option<usize>>,
+    pointer: Memo<Option<&'static str>>,
     collapsed: RwSignal<bool>,
     presses: Presses,
 ) -> impl IntoView {
@@ -483,17 +519,13 @@ fn ChapterSteps(
     let text = move |suffix: &str| tr_id(&format!("{}-{suffix}", here.get_value()));
     view! {
         <ol class="chapter-steps">
-            {chapter
-                .steps
-                .iter()
-                .enumerate()
-                .map(|(i, step)| {
+            {(0..chapter.steps.len())
+                .map(|i| {
                     let k = i + 1;
                     let done = move || progress.with(|p| p.get(i).copied().unwrap_or(false));
                     let is_current = move || current.get() == Some(i);
                     // Before the step a class's push opened the chapter at, and not done.
                     let skipped = move || !done() && current.get().is_none_or(|c| i < c);
-                    let points_at = step.points_at;
                     view! {
                         <li
                             data-testid="chapter-step"
@@ -514,7 +546,7 @@ fn ChapterSteps(
                             <Show when=is_current>
                                 <p class="hint step-try">{move || text(&format!("step{k}-try"))}</p>
                                 <PressList presses />
-                                {points_at.map(|target| view! {
+                                {move || pointer.get().map(|target| view! {
                                     <button type="button" class="linkish" data-testid="chapter-show" on:click=move |_| show(target, collapsed)>
                                         {move || tr!("chapter-show")}
                                     </button>
@@ -630,7 +662,7 @@ fn ChapterNav(n: u8, done_before: RwSignal<Vec<u8>>) -> impl IntoView {
 /// Moves the ring from one control to another (by `data-testid`), opening a folded section
 /// that holds the new one.
 #[cfg(feature = "hydrate")]
-fn point_at(before: Option<&str>, target: Option<&str>) {
+fn point_at(before: Option<&str>, target: Option<&str>, open: bool) {
     let Some(doc) = window().document() else {
         return;
     };
@@ -642,9 +674,28 @@ fn point_at(before: Option<&str>, target: Option<&str>) {
     if let Some(target) = target {
         if let Ok(Some(el)) = doc.query_selector(&format!("[data-testid=\"{target}\"]")) {
             let _ = el.class_list().add_1("pointed");
-            open_folds_around(&el);
+            if open {
+                open_folds_around(&el);
+            }
         }
     }
+}
+
+/// Opens the folded sections holding these controls (by `data-testid`); whether every one
+/// of them is drawn yet.
+#[cfg(feature = "hydrate")]
+fn unfold(ids: &[&str]) -> bool {
+    let Some(doc) = window().document() else {
+        return false;
+    };
+    let mut all = true;
+    for id in ids {
+        match doc.query_selector(&format!("[data-testid=\"{id}\"]")) {
+            Ok(Some(el)) => open_folds_around(&el),
+            _ => all = false,
+        }
+    }
+    all
 }
 
 #[cfg(feature = "hydrate")]
@@ -700,7 +751,7 @@ fn show(target: &'static str, collapsed: RwSignal<bool>) {
         if super::wide::width() < super::wide::WIDE && !in_drawer {
             collapsed.set(true);
         }
-        point_at(None, Some(target));
+        point_at(None, Some(target), true);
         set_timeout(
             move || {
                 if let Some(el) = window().document().and_then(|d| {

@@ -3,13 +3,37 @@
 //! files; `mod.rs` says what a check means.
 
 use super::{Chapter, Check, Panel, Step};
-use crate::domain::clock::HOUR_MS;
+use crate::domain::clock::{HOUR_MS, MINUTE_MS};
 use crate::domain::fault::NumberFault::{RequestLossPct, ResponseLossPct};
 use crate::domain::scenario::Variant;
 use crate::domain::{EventKind, Outcome};
 
 const fn step(check: Check, points_at: Option<&'static str>) -> Step {
-    Step { check, points_at }
+    Step {
+        check,
+        points_at,
+        then: None,
+        unfolds: &[],
+    }
+}
+
+/// A step that loads another preset (`load`, its button) and then asks for something done
+/// with the control `then`.
+const fn load_then(check: Check, load: &'static str, then: &'static str) -> Step {
+    Step {
+        check,
+        points_at: Some(load),
+        then: Some(then),
+        unfolds: &[],
+    }
+}
+
+/// The replay trap's controls beyond Send: the day jump and the consumer replay.
+const TRAP: &[&str] = &["jump-day", "replay-start"];
+
+/// A step that also keeps these controls unfolded while it is current.
+const fn unfolding(step: Step, unfolds: &'static [&'static str]) -> Step {
+    Step { unfolds, ..step }
 }
 
 use Check::*;
@@ -56,6 +80,25 @@ pub const CHAPTERS: [Chapter; 9] = [
                 Some("send-button"),
             ),
             step(FigureSettled("credits", 1), Some("tithi-balance")),
+            // Scenario 2: the library's own retries and the load balancer's, first with no
+            // table to catch them, then with it.
+            load_then(
+                All(&[
+                    Loaded(2, Variant::Unguarded),
+                    FigureAtLeast("double_charges", 1),
+                ]),
+                "preset-load-2-unguarded",
+                "send-button",
+            ),
+            load_then(
+                All(&[
+                    Loaded(2, Variant::Guarded),
+                    Seen(K::LbRetried, None, 1),
+                    FigureSettled("debits", 1),
+                ]),
+                "preset-load-2-guarded",
+                "send-button",
+            ),
         ],
         panels: &[
             Panel::Phone,
@@ -79,13 +122,52 @@ pub const CHAPTERS: [Chapter; 9] = [
                 Seen(K::KeyInProgress, Some(O::Caught), 1),
                 Some("attack-race"),
             ),
+            // Scenario 4: one key, another body; the stored answer sent to it, then a 422.
+            load_then(
+                All(&[
+                    Loaded(4, Variant::Unguarded),
+                    Seen(K::ResponseReplayed, Some(O::Escaped), 1),
+                ]),
+                "preset-load-4-unguarded",
+                "attack-reused-key",
+            ),
+            load_then(
+                All(&[
+                    Loaded(4, Variant::Guarded),
+                    Seen(K::KeyReused, Some(O::Caught), 1),
+                ]),
+                "preset-load-4-guarded",
+                "attack-reused-key",
+            ),
+            // Scenario 5: the instance dies after its claim; with no recovery the key answers
+            // 409 however long one waits; with it, a minute on, the key is released.
+            load_then(
+                All(&[
+                    Loaded(5, Variant::Unguarded),
+                    Jumped(MINUTE_MS),
+                    Seen(K::KeyInProgress, None, 2),
+                ]),
+                "preset-load-5-unguarded",
+                "send-button",
+            ),
+            load_then(
+                All(&[
+                    Loaded(5, Variant::Guarded),
+                    Seen(K::StuckKeyReleased, None, 1),
+                    Answered(201),
+                ]),
+                "preset-load-5-guarded",
+                "send-button",
+            ),
         ],
         panels: &[
+            Panel::Phone,
             Panel::Switches,
             Panel::Network,
             Panel::Damage,
             Panel::Timeline,
             Panel::Inspector,
+            Panel::Instructor,
         ],
     },
     // 04: how long keys are kept; a retry after the window, with the ledger's UNIQUE and
@@ -220,14 +302,22 @@ pub const CHAPTERS: [Chapter; 9] = [
                 Some("send-button"),
             ),
             // Send, two days on, replay: the 24-hour window has forgotten the event.
-            step(
-                Replayed(11, Variant::Unguarded, O::Escaped),
-                Some("preset-load-11-unguarded"),
+            unfolding(
+                load_then(
+                    Replayed(11, Variant::Unguarded, O::Escaped),
+                    "preset-load-11-unguarded",
+                    "send-button",
+                ),
+                TRAP,
             ),
             // The same with the window as long as the log's retention: caught.
-            step(
-                Replayed(11, Variant::Guarded, O::Caught),
-                Some("preset-load-11-guarded"),
+            unfolding(
+                load_then(
+                    Replayed(11, Variant::Guarded, O::Caught),
+                    "preset-load-11-guarded",
+                    "send-button",
+                ),
+                TRAP,
             ),
         ],
         panels: &[

@@ -140,7 +140,21 @@ mod tests {
         let l = |scenario, variant| Load { scenario, variant };
         let more = |n| chapter(n).unwrap().more_loads();
         assert_eq!(more(1), vec![]);
-        assert_eq!(more(3), vec![l(3, Variant::Guarded)]);
+        // Chapter 02 walks scenario 2; chapter 03, scenarios 4 and 5: each both ways.
+        assert_eq!(
+            more(2),
+            vec![l(2, Variant::Unguarded), l(2, Variant::Guarded)]
+        );
+        assert_eq!(
+            more(3),
+            vec![
+                l(3, Variant::Guarded),
+                l(4, Variant::Unguarded),
+                l(4, Variant::Guarded),
+                l(5, Variant::Unguarded),
+                l(5, Variant::Guarded)
+            ]
+        );
         assert_eq!(more(4), vec![l(6, Variant::Unguarded)]);
         assert_eq!(
             more(6),

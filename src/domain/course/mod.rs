@@ -119,14 +119,7 @@ impl Check {
     /// clock between the server's reports, which come only when the clock is set.
     pub fn holds_at(&self, events: &[TimelineEvent], state: &SandboxState, now_ms: i64) -> bool {
         match *self {
-            Check::Loaded(n, variant) => events
-                .iter()
-                .rev()
-                .find(|e| e.kind == EventKind::ScenarioLoaded)
-                .is_some_and(|e| {
-                    e.details["n"].as_u64() == Some(u64::from(n))
-                        && e.details["variant"].as_str() == Some(variant.id())
-                }),
+            Check::Loaded(n, variant) => loaded(events, n, variant),
             Check::Replayed(n, variant, outcome) => {
                 Check::Loaded(n, variant).holds_at(events, state, now_ms)
                     && loads::replay_brought_back(events, outcome)
@@ -223,6 +216,35 @@ fn figure_of(state: &SandboxState, figure: &str) -> i64 {
 pub struct Step {
     pub check: Check,
     pub points_at: Option<&'static str>,
+    /// For a step that loads a preset and then asks for more: the control it points at once
+    /// that preset is the one loaded (a class's push loads it before the student gets there).
+    pub then: Option<&'static str>,
+    /// Controls the step needs besides the one it points at: a folded section holding one
+    /// opens while the step is current (the replay and the day jump of the replay trap).
+    pub unfolds: &'static [&'static str],
+}
+
+impl Step {
+    /// The control to ring now: [`Step::then`] once the step's own preset is loaded, else
+    /// [`Step::points_at`].
+    pub fn pointer(&self, events: &[TimelineEvent]) -> Option<&'static str> {
+        match (self.then, self.check.loads()) {
+            (Some(then), Some((n, variant))) if loaded(events, n, variant) => Some(then),
+            _ => self.points_at,
+        }
+    }
+}
+
+/// Whether the newest preset loaded since the events began is scenario `n` in this variant.
+fn loaded(events: &[TimelineEvent], n: u8, variant: Variant) -> bool {
+    events
+        .iter()
+        .rev()
+        .find(|e| e.kind == EventKind::ScenarioLoaded)
+        .is_some_and(|e| {
+            e.details["n"].as_u64() == Some(u64::from(n))
+                && e.details["variant"].as_str() == Some(variant.id())
+        })
 }
 
 /// A chapter: the lesson section it teaches, the scenario it loads, its steps and its panels.
@@ -446,9 +468,9 @@ mod tests {
     }
 
     #[test]
-    fn every_chapter_loads_a_preset_first_and_has_three_to_six_steps() {
+    fn every_chapter_loads_a_preset_first_and_has_three_to_eight_steps() {
         for c in CHAPTERS {
-            assert!((3..=6).contains(&c.steps.len()), "chapter {}", c.n);
+            assert!((3..=8).contains(&c.steps.len()), "chapter {}", c.n);
             assert!(
                 matches!(c.steps[0].check, Check::Loaded(n, v) if n == c.scenario && v == c.variant),
                 "chapter {}",
@@ -566,15 +588,51 @@ mod tests {
         assert_eq!(opening(11, Unguarded), Some((8, 4)));
         assert_eq!(opening(11, Guarded), Some((8, 5)));
         assert_eq!(opening(12, Guarded), Some((9, 0)));
-        // Each opening's step is one a student can do right after the push.
-        for n in 1..=12 {
-            for v in [Guarded, Unguarded, AtMostOnce] {
-                if let Some((c, k)) = opening(n, v) {
-                    let step = &chapter(c).unwrap().steps[k];
-                    assert!(step.points_at.is_some(), "scenario {n} {v:?}");
-                }
+        // Scenarios 2, 4 and 5 have steps of their own in chapters 02 and 03.
+        assert_eq!(opening(2, Unguarded), Some((2, 5)));
+        assert_eq!(opening(2, Guarded), Some((2, 6)));
+        assert_eq!(opening(4, Unguarded), Some((3, 4)));
+        assert_eq!(opening(4, Guarded), Some((3, 5)));
+        assert_eq!(opening(5, Unguarded), Some((3, 6)));
+        assert_eq!(opening(5, Guarded), Some((3, 7)));
+        // Every preset a class can push opens a step, and the step loads that preset (so the
+        // push has done its load, and it points past it) or points at its button.
+        for (n, v) in crate::domain::class::pushable_presets() {
+            let (c, k) = opening(n, v).unwrap_or_else(|| panic!("scenario {n} {v:?}"));
+            let step = &chapter(c).unwrap().steps[k];
+            assert!(step.points_at.is_some(), "scenario {n} {v:?}");
+            let bare_load = matches!(step.check, Check::Loaded(..));
+            if step.check.loads() == Some((n, v)) && !bare_load {
+                assert!(
+                    step.then.is_some(),
+                    "scenario {n} {v:?} points past its load"
+                );
             }
         }
+    }
+
+    #[test]
+    fn a_step_that_loads_points_at_its_button_then_past_it_once_loaded() {
+        let step = &chapter(3).unwrap().steps[6];
+        assert_eq!(step.pointer(&[]), Some("preset-load-5-unguarded"));
+        let loaded = |n: u64, v: &str| {
+            ev(
+                EventKind::ScenarioLoaded,
+                Outcome::Ok,
+                json!({"n": n, "variant": v}),
+            )
+        };
+        assert_eq!(
+            step.pointer(&[loaded(5, "guarded")]),
+            Some("preset-load-5-unguarded")
+        );
+        assert_eq!(step.pointer(&[loaded(5, "unguarded")]), Some("send-button"));
+        // A step with no `then` keeps its one pointer.
+        let plain = &chapter(3).unwrap().steps[1];
+        assert_eq!(
+            plain.pointer(&[loaded(3, "unguarded")]),
+            Some("attack-race")
+        );
     }
 
     #[test]
