@@ -64,11 +64,11 @@ fn-error-not-your-class = যে browser ক্লাসটা বানিয�
 fn-error-name-taken = এই ক্লাসে এই নাম আগেই আছে; একটা অক্ষর বা সংখ্যা যোগ করুন।
 
 class-push-title = সবার জন্য একসাথে
-class-preset = Scenario
+class-preset = দৃশ্য
 class-scenario = { $n }. { $name }
 class-variant-at-most-once = at most once
 class-push-preset = সব ল্যাবে লোড করুন
-class-safeguard = Safeguard
+class-safeguard = সুরক্ষা
 class-switch-off = সবার জন্য বন্ধ
 class-switch-on = সবার জন্য চালু
 class-freeze = সবার ঘড়ি থামান
