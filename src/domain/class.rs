@@ -929,7 +929,11 @@ mod tests {
                 variant: Variant::Guarded,
                 ..p
             }) == preset(n, Variant::Guarded);
-            assert_eq!(same, !all.contains(&(n, Variant::Unguarded)), "scenario {n}");
+            assert_eq!(
+                same,
+                !all.contains(&(n, Variant::Unguarded)),
+                "scenario {n}"
+            );
         }
         for (n, v) in all {
             assert!(crate::domain::scenario::preset(n, v).is_some(), "{n} {v:?}");
