@@ -1865,3 +1865,35 @@ async fn the_language_form_keeps_the_choice_and_goes_back() {
     expect_problem(&a, 415, "unsupported-media-type", "JSON to the form");
     assert!(a.headers.get("set-cookie").is_none());
 }
+
+#[tokio::test]
+async fn a_page_asked_in_a_language_speaks_it_and_keeps_it() {
+    let edge = Edge::start().await;
+    let get = |path: &'static str, cookie: Option<&'static str>| {
+        let mut r = Request::get(path).header("host", HOST);
+        if let Some(c) = cookie {
+            r = r.header("cookie", c);
+        }
+        r.body(Body::empty()).unwrap()
+    };
+    // `?lang=en` wins over the cookie's Bangla, and the browser keeps English after it.
+    for (path, cookie) in [
+        ("/glossary?lang=en", None),
+        ("/glossary?q=key&lang=en", Some("pocketpay_lang=bn")),
+    ] {
+        let a = edge.send(get(path, cookie)).await;
+        assert_eq!(a.status, StatusCode::OK, "{path}");
+        let text = String::from_utf8(a.body.to_vec()).unwrap();
+        assert!(text.contains(r#"<html lang="en""#), "{path}: {text:.200}");
+        let set = a.headers["set-cookie"].to_str().unwrap();
+        assert!(set.starts_with("pocketpay_lang=en;"), "{path}: {set}");
+    }
+    let a = edge.send(get("/?lang=bn", Some("pocketpay_lang=en"))).await;
+    let text = String::from_utf8(a.body.to_vec()).unwrap();
+    assert!(text.contains(r#"<html lang="bn""#), "{text:.200}");
+    // Another language is refused, naming the parameter, and nothing is kept.
+    let a = edge.send(get("/glossary?lang=fr", None)).await;
+    let problem = expect_problem(&a, 400, "invalid-field", "lang=fr");
+    assert!(problem.to_string().contains("lang"), "{problem}");
+    assert!(a.headers.get("set-cookie").is_none());
+}

@@ -74,6 +74,7 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
         .with_state(state)
         .merge(super::api::router(&sandboxes).with_state(sandboxes.clone()))
         .layer(axum::middleware::from_fn(super::api::edge::fn_answers))
+        .layer(axum::middleware::from_fn(pin_language))
         .layer(axum::middleware::from_fn_with_state(
             sandboxes.clone(),
             class_page_status,
@@ -498,6 +499,46 @@ async fn choose_language(
     let cookie = HeaderValue::from_str(&lang.cookie())
         .map_err(|e| FieldError::new("lang", e.to_string()))?;
     Ok(([(header::SET_COOKIE, cookie)], Redirect::to(&back)).into_response())
+}
+
+/// `?lang=en|bn` on any page: the page is drawn in that language, and the browser keeps it
+/// (the language cookie is set, as the switch sets it), so a test or a shared link needs no
+/// click. The pin stands before any cookie the request carries. Another value is 400
+/// `invalid-field`, naming `lang`.
+async fn pin_language(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    use crate::app::i18n::{Lang, LANG_COOKIE};
+    let asked = request.uri().query().and_then(|q| {
+        q.split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(name, _)| *name == "lang")
+            .map(|(_, value)| value.to_owned())
+    });
+    let Some(asked) = asked else {
+        return next.run(request).await;
+    };
+    let Some(lang) = Lang::parse(&asked) else {
+        return LabError::from(FieldError::new(
+            "lang",
+            format!("expected \"bn\" or \"en\", not {asked:?}"),
+        ))
+        .into_response();
+    };
+    let mut request = request;
+    let others: String = request
+        .headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(|v| format!("; {v}"))
+        .collect();
+    if let Ok(cookie) = HeaderValue::from_str(&format!("{LANG_COOKIE}={}{others}", lang.id())) {
+        request.headers_mut().insert(header::COOKIE, cookie);
+    }
+    let mut response = next.run(request).await;
+    if let Ok(cookie) = HeaderValue::from_str(&lang.cookie()) {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    response
 }
 
 #[derive(serde::Deserialize)]
