@@ -27,9 +27,9 @@ set -euo pipefail
 bin=${1:?usage: scripts/size.sh <path to the release pocketpay-lab server binary>}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-max_wasm_kb=${SIZE_WASM_BR_MAX_KB:-341}
-max_send_kb=${SIZE_SEND_VISIT_MAX_KB:-405}
-max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-781}
+max_wasm_kb=${SIZE_WASM_BR_MAX_KB:-342}
+max_send_kb=${SIZE_SEND_VISIT_MAX_KB:-406}
+max_visit_kb=${SIZE_FIRST_VISIT_MAX_KB:-782}
 max_plain_kb=${SIZE_PLAIN_PAGE_MAX_KB:-106}
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -53,6 +53,17 @@ pub struct ClockState {
     pub speed: f64,
     /// When the next scheduled step is due, if any (what *step* would run next).
     pub next_due_ms: Option<i64>,
+    /// Work the sandbox was given is still on its way: a request or its answer in the network
+    /// or the load balancer, an API instance at work on one, an event between the outbox and
+    /// its last consumer (a crashed process's restart included). The standing background jobs
+    /// (the cleaners, the partition drop, the stuck-key recovery) are not this. `false` means
+    /// the sandbox is settled: nothing changes until a clock jump or a new input.
+    #[serde(default)]
+    pub busy: bool,
+    /// Counts the sandbox's clock reports since it opened: a control's answer older than what
+    /// the event stream already said is not taken.
+    #[serde(default)]
+    pub report: u64,
 }
 
 impl ClockState {
@@ -218,6 +229,8 @@ mod tests {
             mode: ClockMode::Live,
             speed: 10.0,
             next_due_ms: None,
+            busy: false,
+            report: 0,
         };
         assert_eq!(live.extrapolate(250.0), 3_500);
         let paused = ClockState {

@@ -407,6 +407,8 @@ pub(crate) fn state_with_log(rows: Vec<serde_json::Value>) -> SandboxState {
             mode: crate::domain::ClockMode::Paused,
             speed: 1.0,
             next_due_ms: None,
+            busy: false,
+            report: 0,
         },
         safeguards: Safeguards::default(),
         faults: Faults::default(),

@@ -27,8 +27,10 @@ pub fn ClockPanel(live: LabStream) -> impl IntoView {
         let live = live.clone();
         move |command: &ClockCommand| {
             let (id, live, command) = (id.clone(), live.clone(), *command);
+            let hold = live.hold();
             async move {
-                live.set_clock(clock_control(id, command).await?);
+                let _hold = hold;
+                live.answered_clock(clock_control(id, command).await?);
                 Ok::<(), FnError>(())
             }
         }

@@ -38,7 +38,9 @@ impl Problem {
 /// Sends a faults change; the answer updates the screen.
 pub fn apply_faults(live: &LabStream, changes: FaultsPatch, error: ControlError) {
     let live = live.clone();
+    let hold = live.hold();
     leptos::task::spawn_local(async move {
+        let _hold = hold;
         match change_faults(live.sandbox(), changes).await {
             Ok(faults) => {
                 live.state.update(|s| s.faults = faults);
@@ -52,7 +54,9 @@ pub fn apply_faults(live: &LabStream, changes: FaultsPatch, error: ControlError)
 /// Sends a safeguards change; the answer updates the screen.
 pub fn apply_safeguards(live: &LabStream, changes: SafeguardsPatch, error: ControlError) {
     let live = live.clone();
+    let hold = live.hold();
     leptos::task::spawn_local(async move {
+        let _hold = hold;
         match change_safeguards(live.sandbox(), changes).await {
             Ok(safeguards) => {
                 live.state.update(|s| s.safeguards = safeguards);

@@ -51,7 +51,9 @@ pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
         let live = live.clone();
         move |_: &()| {
             let live = live.clone();
+            let hold = live.hold();
             async move {
+                let _hold = hold;
                 run.set(Some(
                     send_generals(live.sandbox(), Percent::of(DEFAULT_LOSS_PCT)).await?,
                 ));

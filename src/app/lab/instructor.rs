@@ -90,7 +90,9 @@ fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
     let confirming = RwSignal::new(false);
     let reset = Action::new(move |_: &()| {
         let live = live.clone();
+        let hold = live.hold();
         async move {
+            let _hold = hold;
             match reset_sandbox(live.sandbox()).await {
                 Ok(after) => {
                     error.0.set(None);
@@ -140,7 +142,9 @@ fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
     let wipe = super::wipe::WipeAsk::new(&live);
     let load = Action::new(move |p: &(u8, Variant)| {
         let (live, (scenario, variant)) = (live.clone(), *p);
+        let hold = live.hold();
         async move {
+            let _hold = hold;
             match load_scenario(live.sandbox(), scenario, variant).await {
                 Ok(after) => {
                     error.0.set(None);
@@ -365,7 +369,9 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
     // One replay at a time: the button waits for the server's answer.
     let replay = Action::new(move |body: &ReplayBody| {
         let (sandbox, body) = (live.sandbox(), *body);
+        let hold = live.hold();
         async move {
+            let _hold = hold;
             match super::replay_consumer(sandbox, body).await {
                 Ok(()) => {
                     error.0.set(None);

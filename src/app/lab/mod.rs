@@ -338,6 +338,10 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
     // Locked by the class's instructor for a demo: the student's own controls wait.
     let presence = live.presence;
     let locked = Memo::new(move |_| presence.with(|p| p.locked));
+    let settled = Memo::new({
+        let live = live.clone();
+        move |_| live.settled()
+    });
     let presenter = instructor::presenter_mode();
     // The class's instructor: their line to every screen, and the chapter a push opened.
     let message = Memo::new(move |_| presence.with(|p| p.cue.message.clone()));
@@ -381,6 +385,7 @@ fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView
             data-testid="lab"
             data-readonly=readonly.to_string()
             data-locked=move || locked.get().to_string()
+            data-settled=move || settled.get().to_string()
         >
             <h1 class="visually-hidden">{move || tr!("lab-title")}</h1>
             {readonly.then(|| view! {

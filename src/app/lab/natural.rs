@@ -38,7 +38,9 @@ fn Way(live: LabStream, op: NaturalOp) -> impl IntoView {
     // The last report stays on screen while the next copies are on their way.
     let sending = Action::new(move |_: &()| {
         let live = live.clone();
+        let hold = live.hold();
         async move {
+            let _hold = hold;
             let r = send_natural(live.sandbox(), op, Times::of(TIMES)).await?;
             report.set(Some(r));
             live.refresh();

@@ -86,6 +86,20 @@ pub struct LabStream {
     /// What the sandbox's screens share: the phone as its app's browser shows it, the class's
     /// lock (`event: presence`).
     pub presence: RwSignal<Presence>,
+    /// Requests of this page still under way: a tap's (with its library's retries), a jump,
+    /// a replay, a preset, an attack … ([`LabStream::hold`]).
+    pub pending: RwSignal<u32>,
+    /// Events wait for the next animation frame to join the list.
+    frame_due: RwSignal<bool>,
+}
+
+/// A request of the page under way, counted in [`LabStream::pending`] until it is dropped.
+pub struct Hold(RwSignal<u32>);
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        let _ = self.0.try_update(|n| *n = n.saturating_sub(1));
+    }
 }
 
 impl LabStream {
@@ -111,7 +125,27 @@ impl LabStream {
             sandbox: StoredValue::new(sandbox),
             readonly,
             presence: RwSignal::new(Presence::default()),
+            pending: RwSignal::new(0),
+            frame_due: RwSignal::new(false),
         }
+    }
+
+    /// Counts a request of the page as under way until the returned hold is dropped.
+    pub fn hold(&self) -> Hold {
+        self.pending.update(|n| *n += 1);
+        Hold(self.pending)
+    }
+
+    /// Whether nothing the lab started is still going (`data-settled` on the lab): the stream
+    /// connected, no request of the page under way, the server's clock not busy
+    /// ([`ClockState::busy`]: no request, answer or event on its way, every change sent), no
+    /// read of the state under way and no event waiting for its frame.
+    pub fn settled(&self) -> bool {
+        self.connected.get()
+            && self.pending.get() == 0
+            && !self.clock.with(|c| c.busy)
+            && !self.refreshing.with(|r| r.0 || r.1)
+            && !self.frame_due.get()
     }
 
     /// The sandbox's id.
@@ -214,7 +248,10 @@ impl LabStream {
     }
 
     fn show(&self, state: SandboxState) {
-        self.clock.set(state.clock);
+        // A read that left before the stream's newest clock report is behind it.
+        if state.clock.report >= self.clock.with_untracked(|c| c.report) {
+            self.clock.set(state.clock);
+        }
         self.clock_at.set(now_ms());
         self.state.set(state);
     }
@@ -279,7 +316,15 @@ impl LabStream {
         })
     }
 
-    /// Takes a clock report (from the stream or a control's answer).
+    /// Takes a control's answer about the clock, unless the stream already said something
+    /// newer (its report came first: the answer is then behind, its `busy` stale).
+    pub fn answered_clock(&self, clock: ClockState) {
+        if clock.report > self.clock.with_untracked(|c| c.report) {
+            self.set_clock(clock);
+        }
+    }
+
+    /// Takes a clock report from the stream, in the order the server made them.
     pub fn set_clock(&self, clock: ClockState) {
         self.clock.set(clock);
         self.clock_at.set(now_ms());
@@ -302,6 +347,7 @@ impl LabStream {
             }
         });
         if schedule {
+            self.frame_due.set(true);
             let this = self.clone();
             request_animation_frame(move || this.flush());
         }
@@ -315,6 +361,7 @@ impl LabStream {
             batch = std::mem::take(list);
             *scheduled = false;
         });
+        self.frame_due.set(false);
         if batch.is_empty() {
             return;
         }

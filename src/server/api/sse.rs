@@ -166,7 +166,10 @@ impl Feed {
                 }
                 continue;
             }
+            // In this order when several are ready: the events, then the state's changes, then
+            // the clock, so a clock that says settled comes after what settled it.
             tokio::select! {
+                biased;
                 received = self.live.recv() => match received {
                     Ok(e) if e.id > self.last_sent => {
                         self.last_sent = e.id;
@@ -176,6 +179,13 @@ impl Feed {
                     Err(broadcast::error::RecvError::Lagged(_)) => self.caught_up = false,
                     Err(broadcast::error::RecvError::Closed) => return None,
                 },
+                news = next_news(&mut self.state) => match news {
+                    Ok(news) => return Some(state_event(&news)),
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        return Some(state_event(&StateNews::Gap))
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                },
                 changed = self.clock.changed() => match changed {
                     Ok(()) => self.clock_due = true,
                     Err(_) => return None,
@@ -183,13 +193,6 @@ impl Feed {
                 changed = self.presence.changed() => match changed {
                     Ok(()) => self.presence_due = true,
                     Err(_) => return None,
-                },
-                news = next_news(&mut self.state) => match news {
-                    Ok(news) => return Some(state_event(&news)),
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        return Some(state_event(&StateNews::Gap))
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return None,
                 },
                 _ = self.shutdown.changed() => return None,
             }

@@ -277,6 +277,8 @@ pub(super) async fn rewind_from(
         mode: ClockMode::Paused,
         speed: cp.speed,
         next_due_ms: cp.sim.next_due(),
+        busy: false,
+        report: 0,
     };
     let mut owner = Owner {
         id,

@@ -160,11 +160,25 @@ impl Owner {
             mode: self.mode,
             speed: self.speed,
             next_due_ms: self.sim.next_due(),
+            busy: self.busy(),
+            report: self.clock.borrow().report,
         }
     }
 
+    /// Whether work the sandbox was given is still on its way ([`ClockState::busy`]): a step
+    /// other than a standing background job queued, or changed rows its screens have not
+    /// been sent yet.
+    pub(super) fn busy(&self) -> bool {
+        self.sim
+            .queued()
+            .any(|s| !matches!(s, crate::server::world::Step::Job(_)))
+            || self.deltas.due.is_some()
+            || self.world.stores.changed()
+    }
+
     pub(super) fn report_clock(&self) -> ClockState {
-        let state = self.clock_state();
+        let mut state = self.clock_state();
+        state.report += 1;
         self.clock.send_replace(state);
         state
     }

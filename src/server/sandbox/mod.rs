@@ -404,6 +404,8 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         mode,
         speed,
         next_due_ms: sim.next_due(),
+        busy: false,
+        report: 0,
     });
     let mut owner = Owner {
         id,

@@ -86,16 +86,21 @@ impl Owner {
         if self.deltas.tx.receiver_count() == 0 {
             self.world.stores.take_changes();
             self.deltas.version += 1;
-            return Ok(());
+        } else {
+            let news = match self.delta().await? {
+                Some(delta) => StateNews::Delta(Box::new(delta)),
+                None => {
+                    self.deltas.version += 1;
+                    StateNews::Gap
+                }
+            };
+            let _ = self.deltas.tx.send(Arc::new(news));
         }
-        let news = match self.delta().await? {
-            Some(delta) => StateNews::Delta(Box::new(delta)),
-            None => {
-                self.deltas.version += 1;
-                StateNews::Gap
-            }
-        };
-        let _ = self.deltas.tx.send(Arc::new(news));
+        // The screens have the changes now: a clock said busy for them says settled, after
+        // the delta on the stream.
+        if self.clock.borrow().busy && !self.busy() {
+            self.report_clock();
+        }
         Ok(())
     }
 

@@ -176,10 +176,23 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
     });
     #[cfg(not(feature = "hydrate"))]
     let _ = sandbox;
+    // The key on screen has left the phone: the network's first step took its request.
+    let events = live.events;
+    let sent = Signal::derive(move || {
+        face.with(|f| f.key.clone()).is_some_and(|key| {
+            events.with(|e| {
+                e.iter().rev().any(|e| {
+                    e.kind == crate::domain::EventKind::RequestSent
+                        && e.correlation.as_deref() == Some(key.as_str())
+                })
+            })
+        })
+    });
 
     view! {
         <AppFace
             face=face.into()
+            sent
             on_send=Callback::new(on_send)
             on_amount=Callback::new(move |text| amount_text.set(Some(text)))
         />
@@ -200,7 +213,9 @@ fn sender(
         let sandbox = sandbox.clone();
         app.update(|a| a.sending(&key));
         screen.set(AppScreen::Sending);
+        let hold = live.hold();
         leptos::task::spawn_local(async move {
+            let _hold = hold;
             // The tap goes on the timeline before its request leaves.
             if let Some(signal) = tap {
                 http::post_app_signal(&sandbox, &signal).await;
@@ -311,6 +326,10 @@ pub fn MirroredPhone(live: LabStream) -> impl IntoView {
 #[component]
 fn AppFace(
     face: Signal<PhoneView>,
+    /// Whether the request of the key on screen has left the phone (`data-request-sent`);
+    /// a mirror does not know.
+    #[prop(optional, into)]
+    sent: Signal<bool>,
     on_send: Callback<leptos::ev::SubmitEvent>,
     on_amount: Callback<String>,
 ) -> impl IntoView {
@@ -362,7 +381,7 @@ fn AppFace(
                     {move || face.with(|f| tr_id(&f.label))}
                 </button>
             </form>
-            <div class="app-message" data-testid="phone-message" data-state=move || face.with(|f| f.screen.id()) data-taps=move || face.with(|f| f.taps) role="status" aria-live="polite">
+            <div class="app-message" data-testid="phone-message" data-state=move || face.with(|f| f.screen.id()) data-taps=move || face.with(|f| f.taps) data-request-sent=move || sent.get().to_string() role="status" aria-live="polite">
                 {move || message(face.with(|f| f.screen.clone()))}
             </div>
             <p class="app-key">

@@ -291,7 +291,9 @@ fn rewinder(live: &LabStream, selected: RwSignal<Option<i64>>) -> impl Fn(i64) +
         let live = live.clone();
         live.view.set(View::Loading(id));
         selected.set(Some(id));
+        let hold = live.hold();
         leptos::task::spawn_local(async move {
+            let _hold = hold;
             let result = state_at(live.sandbox(), id).await;
             if live.view.get_untracked() != View::Loading(id) {
                 return;

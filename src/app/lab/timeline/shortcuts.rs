@@ -80,7 +80,7 @@ pub fn use_shortcuts(live: &LabStream, help: RwSignal<bool>, selected: RwSignal<
                 let live = live.clone();
                 leptos::task::spawn_local(async move {
                     if let Ok(c) = clock_control(live.sandbox(), command).await {
-                        live.set_clock(c);
+                        live.answered_clock(c);
                     }
                 });
             }
