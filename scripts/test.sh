@@ -3,7 +3,8 @@
 # Rust unit and integration tests, a release build (its browser files precompressed with gzip and
 # brotli), the size of what a phone downloads (scripts/size.sh), the chaos test (10 kills of the
 # release server), the README's API commands run as written (tests/readme.rs), the API fuzzer
-# against the OpenAPI document, and the Playwright tests in Chromium.
+# against the OpenAPI document, and the Playwright tests in Chromium (with the README's sample outside
+# test, written out by scripts/readme-sample.mjs).
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # One build from scratch gains nothing from incremental caches, which would double the disk the
 # build takes.
@@ -30,7 +31,7 @@ run "browser bytes (files and the first visit, raw, gzip and brotli)" scripts/si
 run "chaos test (10 kills of the release server)" bash -c "set -o pipefail; CHAOS_SERVER='$PWD/target/release/pocketpay-lab' CHAOS_KILLS=10 cargo test --features ssr --test chaos -- --ignored --nocapture 2>&1 | tee -a '$log'"
 run "the README's API commands, run as written (release server)" bash -c "set -o pipefail; README_SERVER='$PWD/target/release/pocketpay-lab' cargo test --features ssr --test readme -- --ignored --nocapture 2>&1 | tee -a '$log'"
 run "API fuzzer (Schemathesis, every check)" scripts/fuzz-api.sh target/release/pocketpay-lab
-run "Playwright end-to-end tests" bash -c "set -o pipefail; cd end2end && npx playwright test 2>&1 | tee -a '$log'"
+run "Playwright end-to-end tests (the README's sample test among them)" bash -c "set -o pipefail; node scripts/readme-sample.mjs && cd end2end && npx playwright test 2>&1 | tee -a '$log'"
 
 printf '\n==> all checks passed in %ss\n' $((SECONDS - started))
 printf '%s\n' "${timings[@]}"

@@ -149,6 +149,9 @@ impl Owner {
         }
         state.clock.mode = ClockMode::Paused;
         state.clock.next_due_ms = None;
+        // A past moment: nothing is on its way in it, and no report of the live clock.
+        state.clock.busy = false;
+        state.clock.report = 0;
         Ok(state)
     }
 }
