@@ -29,12 +29,15 @@ pub struct Balances {
 pub struct Damage {
     /// Decisions to send money (ground truth the guards never read).
     pub intents: i64,
+    /// Rows of the ledger that took money from a sender.
     pub debits: i64,
     /// Debits beyond the first for one intent.
     pub double_charges: i64,
+    /// Money the wallet service put into a wallet, one per credit row.
     pub credits: i64,
     /// Credits beyond the first for one transfer.
     pub double_credits: i64,
+    /// Messages the SMS service sent.
     pub sms: i64,
     /// SMS beyond the first for one transfer.
     pub duplicate_sms: i64,
@@ -42,7 +45,9 @@ pub struct Damage {
     /// can bring it now.
     pub lost_events: i64,
     /// Debits not yet credited whose event is still on its way (an unsent outbox row, a record
-    /// the fraud check or the wallet has not read yet): money in flight, not damage.
+    /// the fraud check or the wallet has not read yet): money in flight, not damage. A request
+    /// still in the network, or an API instance still at work on one, is not counted here:
+    /// the clock's `busy` says whether anything at all is still on its way.
     #[serde(default)]
     pub in_flight: i64,
     /// The taka those in-flight debits carry: money on its way, not yet destroyed.
