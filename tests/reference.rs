@@ -1,8 +1,9 @@
 //! The reference names every test id the screens carry (docs/reference.md §9 and §10), so a
 //! test written from outside needs nothing beside it: each `data-testid` written in `src/app`
 //! (or handed to a component as its `testid`) is in the reference in backticks, and each id
-//! built at run time is there as its pattern. A new id the reference does not name, or a built
-//! one this file does not know, fails here.
+//! built at run time is there as its pattern; and the other way round, every id-like name the
+//! reference gives is in the code. A new id the reference does not name, a built one this file
+//! does not know, or a name the screens no longer have, fails here.
 //! Run: `cargo test --features ssr --test reference`.
 
 use std::path::Path;
@@ -141,4 +142,47 @@ fn the_scan_reads_ids_as_written() {
     );
     assert!(literal_ids(r#"query_selector("[data-testid=\"x\"]")"#).is_empty());
     assert!(literal_ids(r#"fn f(testid: &'static str)"#).is_empty());
+}
+
+/// Every name of §9 and §10 written like an id (lowercase words joined by hyphens, in
+/// backticks: a test id, an attribute, a state, a problem type) is in the code or the style
+/// sheet as written: the reference names nothing the screens no longer have.
+#[test]
+fn every_id_the_reference_names_is_in_the_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let reference = std::fs::read_to_string(root.join("docs/reference.md")).unwrap();
+    let start = reference.find("## 9.").expect("the reference has §9");
+    let mut code = String::new();
+    let mut files = Vec::new();
+    sources(&root.join("src"), &mut files);
+    for (_, text) in files {
+        code.push_str(&text);
+    }
+    code.push_str(&std::fs::read_to_string(root.join("style/main.css")).unwrap());
+    let mut gone = Vec::new();
+    let mut named = 0;
+    for piece in reference[start..].split('`').skip(1).step_by(2) {
+        let id_like = piece.contains('-')
+            && piece.split('-').all(|w| {
+                !w.is_empty()
+                    && w.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            })
+            && piece.starts_with(|c: char| c.is_ascii_lowercase());
+        if !id_like {
+            continue;
+        }
+        named += 1;
+        if !code.contains(piece) && !gone.contains(&piece) {
+            gone.push(piece);
+        }
+    }
+    assert!(
+        named > 300,
+        "the scan found only {named} names: is it reading §9?"
+    );
+    assert!(
+        gone.is_empty(),
+        "names the reference gives that nothing in src/ or style/ has: {gone:?}"
+    );
 }
