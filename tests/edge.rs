@@ -1896,4 +1896,8 @@ async fn a_page_asked_in_a_language_speaks_it_and_keeps_it() {
     let problem = expect_problem(&a, 400, "invalid-field", "lang=fr");
     assert!(problem.to_string().contains("lang"), "{problem}");
     assert!(a.headers.get("set-cookie").is_none());
+    // The API is not a page: a `lang` there is no pin, and sets nothing.
+    let a = edge.send(get("/api/openapi.json?lang=fr", None)).await;
+    assert_eq!(a.status, StatusCode::OK);
+    assert!(a.headers.get("set-cookie").is_none());
 }

@@ -27,8 +27,10 @@ static MIGRATOR: Migrator = sqlx::migrate!("migrations/classes");
 
 /// The cookie that carries a class's secret: one per class, `pocketpay_class_{id}`.
 pub fn secret_cookie(class_id: &str) -> String {
-    format!("pocketpay_class_{class_id}")
+    format!("{KEY_COOKIE_PREFIX}{class_id}")
 }
+
+const KEY_COOKIE_PREFIX: &str = "pocketpay_class_";
 
 /// Joins let through per second across the server, and the burst a whole class makes when it
 /// joins at once.
@@ -93,7 +95,6 @@ pub struct NewClass {
     pub secret: String,
 }
 
-/// Wall time, ms since the epoch.
 /// Others a class may be handed to at once.
 pub const HOLDERS_MAX: i64 = 20;
 
@@ -128,6 +129,7 @@ impl Holds {
     }
 }
 
+/// Wall time, ms since the epoch.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -489,14 +491,22 @@ impl Classes {
         }
     }
 
-    /// Whether a code names a living class (no rate limit: for a page's status, after the
-    /// page's own look-up was counted).
-    pub async fn exists(&self, code: &ClassCode) -> Result<bool, LabError> {
-        let row: Option<(i64,)> = sqlx::query_as("SELECT used_ms FROM classes WHERE code = ?1")
-            .bind(code.as_str())
-            .fetch_optional(&self.0.pool)
-            .await?;
-        Ok(row.is_some_and(|(used,)| !self.expired(used)))
+    /// The living class a code names, if any (no rate limit: for a page the door already
+    /// counted, `server::web::CodeLookedUp`).
+    pub async fn living(&self, code: &ClassCode) -> Result<Option<String>, LabError> {
+        let row: Option<(String, i64)> =
+            sqlx::query_as("SELECT id, used_ms FROM classes WHERE code = ?1")
+                .bind(code.as_str())
+                .fetch_optional(&self.0.pool)
+                .await?;
+        Ok(row
+            .filter(|(_, used)| !self.expired(*used))
+            .map(|(id, _)| id))
+    }
+
+    /// The class's id from a key cookie's name (`pocketpay_class_{id}`, [`secret_cookie`]).
+    pub fn cookie_class(name: &str) -> Option<&str> {
+        name.strip_prefix(KEY_COOKIE_PREFIX)
     }
 
     /// The first half of a join (`server::teach::join` makes the sandbox between the two):

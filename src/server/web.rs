@@ -406,7 +406,7 @@ async fn class_page_status(
     let refused = if let Some(code) = door {
         // The page's look-up is the door's: counted once, here, with every other look-up of a
         // code (`Classes::find`), so a guesser meets 429 at every door alike; the page's own
-        // `find_class` then only reads.
+        // server functions then only read (`app::class::look_up`).
         request.extensions_mut().insert(CodeLookedUp);
         match ClassCode::parse(code) {
             Err(_) => Some(axum::http::StatusCode::NOT_FOUND),
@@ -504,10 +504,16 @@ async fn choose_language(
 /// `?lang=en|bn` on any page: the page is drawn in that language, and the browser keeps it
 /// (the language cookie is set, as the switch sets it), so a test or a shared link needs no
 /// click. The pin stands before any cookie the request carries. Another value is 400
-/// `invalid-field`, naming `lang`.
+/// `invalid-field`, naming `lang`. Pages only: the API, the server functions and the files
+/// are not drawn in a language.
 async fn pin_language(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
     use crate::app::i18n::{Lang, LANG_COOKIE};
-    let asked = request.uri().query().and_then(|q| {
+    let path = request.uri().path();
+    let page = request.method() == axum::http::Method::GET
+        && !["/api/", "/rpc/", "/pkg/", "/strings/"]
+            .iter()
+            .any(|p| path.starts_with(p));
+    let asked = page.then(|| request.uri().query()).flatten().and_then(|q| {
         q.split('&')
             .filter_map(|pair| pair.split_once('='))
             .find(|(name, _)| *name == "lang")

@@ -105,7 +105,7 @@ pub async fn my_classes() -> Result<Vec<crate::domain::class::MyClass>, FnError>
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| {
             let (name, value) = pair.trim().split_once('=')?;
-            let id = name.strip_prefix("pocketpay_class_")?;
+            let id = crate::server::classes::Classes::cookie_class(name)?;
             Some((id.to_owned(), value.to_owned()))
         })
         .take(50)
@@ -209,9 +209,25 @@ pub async fn take_class(token: String) -> Result<String, FnError> {
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn class_show(code: String) -> Result<crate::domain::class::ClassShow, FnError> {
     let code = crate::domain::class::ClassCode::parse(&code)?;
-    let class = classes().find(&code).await?;
+    let class = look_up(&code).await?;
     let view = crate::server::teach::view(&crate::app::lab::sandboxes(), &class, code).await?;
     Ok(view.show())
+}
+
+/// The living class a code names: counted with every look-up of a code (`Classes::find`),
+/// unless this is the page drawn on the server, whose door counted it already
+/// (`server::web::CodeLookedUp`).
+#[cfg(feature = "ssr")]
+async fn look_up(code: &crate::domain::class::ClassCode) -> Result<String, FnError> {
+    let counted = expect_context::<axum::http::request::Parts>()
+        .extensions
+        .get::<crate::server::web::CodeLookedUp>()
+        .is_some();
+    if counted {
+        classes().living(code).await?.ok_or(FnError::UnknownClass)
+    } else {
+        Ok(classes().find(code).await?)
+    }
 }
 
 /// A class found by its code: the code spaced for reading, and, when this browser's sandbox
@@ -235,18 +251,7 @@ pub async fn find_class(code: String) -> Result<FoundClass, FnError> {
     use crate::server::web::{cookie, SANDBOX_COOKIE};
     let code = crate::domain::class::ClassCode::parse(&code)?;
     let parts = expect_context::<axum::http::request::Parts>();
-    if parts
-        .extensions
-        .get::<crate::server::web::CodeLookedUp>()
-        .is_some()
-    {
-        // The join page drawn on the server: its door counted this look-up already.
-        if !classes().exists(&code).await? {
-            return Err(FnError::UnknownClass);
-        }
-    } else {
-        classes().find(&code).await?;
-    }
+    look_up(&code).await?;
     let you = match cookie(&parts.headers, SANDBOX_COOKIE) {
         Some(sandbox) => classes()
             .membership(&sandbox)
