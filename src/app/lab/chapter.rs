@@ -185,13 +185,11 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
         let live = live.clone();
         move |preset: &Load| {
             let (live, preset) = (live.clone(), *preset);
-            let hold = live.hold();
-            async move {
-                let _hold = hold;
+            crate::app::lab::stream::Hold::over(live.pending, async move {
                 let after = load_scenario(live.sandbox(), preset.scenario, preset.variant).await?;
                 live.take_state_after_reset(after);
                 Ok::<(), FnError>(())
-            }
+            })
         }
     });
     let busy = loading.pending();

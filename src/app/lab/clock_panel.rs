@@ -27,12 +27,10 @@ pub fn ClockPanel(live: LabStream) -> impl IntoView {
         let live = live.clone();
         move |command: &ClockCommand| {
             let (id, live, command) = (id.clone(), live.clone(), *command);
-            let hold = live.hold();
-            async move {
-                let _hold = hold;
+            crate::app::lab::stream::Hold::over(live.pending, async move {
                 live.answered_clock(clock_control(id, command).await?);
                 Ok::<(), FnError>(())
-            }
+            })
         }
     });
     let busy = command.pending();

@@ -51,14 +51,12 @@ pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
         let live = live.clone();
         move |_: &()| {
             let live = live.clone();
-            let hold = live.hold();
-            async move {
-                let _hold = hold;
+            crate::app::lab::stream::Hold::over(live.pending, async move {
                 run.set(Some(
                     send_generals(live.sandbox(), Percent::of(DEFAULT_LOSS_PCT)).await?,
                 ));
                 Ok::<(), FnError>(())
-            }
+            })
         }
     });
     let busy = sending.pending();

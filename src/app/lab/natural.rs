@@ -38,14 +38,12 @@ fn Way(live: LabStream, op: NaturalOp) -> impl IntoView {
     // The last report stays on screen while the next copies are on their way.
     let sending = Action::new(move |_: &()| {
         let live = live.clone();
-        let hold = live.hold();
-        async move {
-            let _hold = hold;
+        crate::app::lab::stream::Hold::over(live.pending, async move {
             let r = send_natural(live.sandbox(), op, Times::of(TIMES)).await?;
             report.set(Some(r));
             live.refresh();
             Ok::<(), FnError>(())
-        }
+        })
     });
     let busy = sending.pending();
     let error = failed(sending);
