@@ -185,11 +185,13 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
         let live = live.clone();
         move |preset: &Load| {
             let (live, preset) = (live.clone(), *preset);
-            crate::app::lab::stream::Hold::over(live.pending, async move {
+            let hold = live.hold();
+            async move {
+                let _hold = hold;
                 let after = load_scenario(live.sandbox(), preset.scenario, preset.variant).await?;
                 live.take_state_after_reset(after);
                 Ok::<(), FnError>(())
-            })
+            }
         }
     });
     let busy = loading.pending();

@@ -27,10 +27,12 @@ pub fn ClockPanel(live: LabStream) -> impl IntoView {
         let live = live.clone();
         move |command: &ClockCommand| {
             let (id, live, command) = (id.clone(), live.clone(), *command);
-            crate::app::lab::stream::Hold::over(live.pending, async move {
+            let hold = live.hold();
+            async move {
+                let _hold = hold;
                 live.answered_clock(clock_control(id, command).await?);
                 Ok::<(), FnError>(())
-            })
+            }
         }
     });
     let busy = command.pending();

@@ -38,35 +38,33 @@ impl Problem {
 /// Sends a faults change; the answer updates the screen.
 pub fn apply_faults(live: &LabStream, changes: FaultsPatch, error: ControlError) {
     let live = live.clone();
-    leptos::task::spawn_local(crate::app::lab::stream::Hold::over(
-        live.pending,
-        async move {
-            match change_faults(live.sandbox(), changes).await {
-                Ok(faults) => {
-                    live.state.update(|s| s.faults = faults);
-                    error.0.set(None);
-                }
-                Err(e) => error.0.set(Some(Problem::Server(e))),
+    let hold = live.hold();
+    leptos::task::spawn_local(async move {
+        let _hold = hold;
+        match change_faults(live.sandbox(), changes).await {
+            Ok(faults) => {
+                live.state.update(|s| s.faults = faults);
+                error.0.set(None);
             }
-        },
-    ));
+            Err(e) => error.0.set(Some(Problem::Server(e))),
+        }
+    });
 }
 
 /// Sends a safeguards change; the answer updates the screen.
 pub fn apply_safeguards(live: &LabStream, changes: SafeguardsPatch, error: ControlError) {
     let live = live.clone();
-    leptos::task::spawn_local(crate::app::lab::stream::Hold::over(
-        live.pending,
-        async move {
-            match change_safeguards(live.sandbox(), changes).await {
-                Ok(safeguards) => {
-                    live.state.update(|s| s.safeguards = safeguards);
-                    error.0.set(None);
-                }
-                Err(e) => error.0.set(Some(Problem::Server(e))),
+    let hold = live.hold();
+    leptos::task::spawn_local(async move {
+        let _hold = hold;
+        match change_safeguards(live.sandbox(), changes).await {
+            Ok(safeguards) => {
+                live.state.update(|s| s.safeguards = safeguards);
+                error.0.set(None);
             }
-        },
-    ));
+            Err(e) => error.0.set(Some(Problem::Server(e))),
+        }
+    });
 }
 
 /// The error line under a group of controls.

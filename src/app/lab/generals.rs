@@ -51,12 +51,14 @@ pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
         let live = live.clone();
         move |_: &()| {
             let live = live.clone();
-            crate::app::lab::stream::Hold::over(live.pending, async move {
+            let hold = live.hold();
+            async move {
+                let _hold = hold;
                 run.set(Some(
                     send_generals(live.sandbox(), Percent::of(DEFAULT_LOSS_PCT)).await?,
                 ));
                 Ok::<(), FnError>(())
-            })
+            }
         }
     });
     let busy = sending.pending();

@@ -90,7 +90,9 @@ fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
     let confirming = RwSignal::new(false);
     let reset = Action::new(move |_: &()| {
         let live = live.clone();
-        crate::app::lab::stream::Hold::over(live.pending, async move {
+        let hold = live.hold();
+        async move {
+            let _hold = hold;
             match reset_sandbox(live.sandbox()).await {
                 Ok(after) => {
                     error.0.set(None);
@@ -98,7 +100,7 @@ fn ResetButton(live: LabStream, error: ControlError) -> impl IntoView {
                 }
                 Err(e) => error.0.set(Some(Problem::Server(e))),
             }
-        })
+        }
     });
     let busy = reset.pending();
     view! {
@@ -140,7 +142,9 @@ fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
     let wipe = super::wipe::WipeAsk::new(&live);
     let load = Action::new(move |p: &(u8, Variant)| {
         let (live, (scenario, variant)) = (live.clone(), *p);
-        crate::app::lab::stream::Hold::over(live.pending, async move {
+        let hold = live.hold();
+        async move {
+            let _hold = hold;
             match load_scenario(live.sandbox(), scenario, variant).await {
                 Ok(after) => {
                     error.0.set(None);
@@ -148,7 +152,7 @@ fn PresetPicker(live: LabStream, error: ControlError) -> impl IntoView {
                 }
                 Err(e) => error.0.set(Some(Problem::Server(e))),
             }
-        })
+        }
     });
     let busy = load.pending();
     view! {
@@ -365,7 +369,9 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
     // One replay at a time: the button waits for the server's answer.
     let replay = Action::new(move |body: &ReplayBody| {
         let (sandbox, body) = (live.sandbox(), *body);
-        crate::app::lab::stream::Hold::over(live.pending, async move {
+        let hold = live.hold();
+        async move {
+            let _hold = hold;
             match super::replay_consumer(sandbox, body).await {
                 Ok(()) => {
                     error.0.set(None);
@@ -373,7 +379,7 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
                 }
                 Err(e) => error.0.set(Some(Problem::Server(e))),
             }
-        })
+        }
     });
     let busy = replay.pending();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {

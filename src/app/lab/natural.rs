@@ -38,12 +38,14 @@ fn Way(live: LabStream, op: NaturalOp) -> impl IntoView {
     // The last report stays on screen while the next copies are on their way.
     let sending = Action::new(move |_: &()| {
         let live = live.clone();
-        crate::app::lab::stream::Hold::over(live.pending, async move {
+        let hold = live.hold();
+        async move {
+            let _hold = hold;
             let r = send_natural(live.sandbox(), op, Times::of(TIMES)).await?;
             report.set(Some(r));
             live.refresh();
             Ok::<(), FnError>(())
-        })
+        }
     });
     let busy = sending.pending();
     let error = failed(sending);

@@ -33,9 +33,11 @@ fn Attacks(live: LabStream) -> impl IntoView {
     // One attack at a time; its answers (or why there are none) stay until the next.
     let attack = Action::new(move |attack: &Attack| {
         let (live, attack) = (live.clone(), *attack);
-        crate::app::lab::stream::Hold::over(live.pending, async move {
+        let hold = live.hold();
+        async move {
+            let _hold = hold;
             crafted_attack(live.sandbox(), attack).await
-        })
+        }
     });
     let running = attack.pending();
     // A reset (or the next chapter's preset) starts a new story: the last attack's answers go.

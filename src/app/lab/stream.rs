@@ -87,7 +87,7 @@ pub struct LabStream {
     /// lock (`event: presence`).
     pub presence: RwSignal<Presence>,
     /// Requests of this page still under way: a tap's (with its library's retries), a jump,
-    /// a replay, a preset, an attack … ([`Hold::over`]).
+    /// a replay, a preset, an attack … ([`LabStream::hold`]).
     pub pending: RwSignal<u32>,
     /// Events wait for the next animation frame to join the list.
     frame_due: RwSignal<bool>,
@@ -95,21 +95,6 @@ pub struct LabStream {
 
 /// A request of the page under way, counted in [`LabStream::pending`] until it is dropped.
 pub struct Hold(RwSignal<u32>);
-
-impl Hold {
-    /// `work`, counted in `pending` ([`LabStream::pending`]) from now until it ends.
-    pub fn over<F: std::future::Future>(
-        pending: RwSignal<u32>,
-        work: F,
-    ) -> impl std::future::Future<Output = F::Output> {
-        pending.update(|n| *n += 1);
-        let hold = Hold(pending);
-        async move {
-            let _hold = hold;
-            work.await
-        }
-    }
-}
 
 impl Drop for Hold {
     fn drop(&mut self) {
@@ -143,6 +128,12 @@ impl LabStream {
             pending: RwSignal::new(0),
             frame_due: RwSignal::new(false),
         }
+    }
+
+    /// Counts a request of the page as under way until the returned hold is dropped.
+    pub fn hold(&self) -> Hold {
+        self.pending.update(|n| *n += 1);
+        Hold(self.pending)
     }
 
     /// Whether nothing the lab started is still going (`data-settled` on the lab): the stream

@@ -213,56 +213,55 @@ fn sender(
         let sandbox = sandbox.clone();
         app.update(|a| a.sending(&key));
         screen.set(AppScreen::Sending);
-        leptos::task::spawn_local(crate::app::lab::stream::Hold::over(
-            live.pending,
-            async move {
-                // The tap goes on the timeline before its request leaves.
-                if let Some(signal) = tap {
-                    http::post_app_signal(&sandbox, &signal).await;
+        let hold = live.hold();
+        leptos::task::spawn_local(async move {
+            let _hold = hold;
+            // The tap goes on the timeline before its request leaves.
+            if let Some(signal) = tap {
+                http::post_app_signal(&sandbox, &signal).await;
+            }
+            let (retries, backoff_ms) = live
+                .state
+                .with_untracked(|s| (s.faults.auto_retries.get(), s.faults.retry_backoff_ms.get()));
+            let mut attempt = 0;
+            let answer = loop {
+                let keep = switch_untracked(&live, Safeguard::KeyPersistence);
+                let open = app
+                    .try_update(|a| {
+                        if let Some(p) = a.request_leaves(&key).filter(|_| keep) {
+                            storage::save_pending(&sandbox, p, seen(&live));
+                        }
+                    })
+                    .is_some();
+                // An app closed meanwhile (reopened, or reinstalled by a reset) took its
+                // HTTP library's retries with it: nothing more goes out for this tap.
+                if !open {
+                    return;
                 }
-                let (retries, backoff_ms) = live.state.with_untracked(|s| {
-                    (s.faults.auto_retries.get(), s.faults.retry_backoff_ms.get())
-                });
-                let mut attempt = 0;
-                let answer = loop {
-                    let keep = switch_untracked(&live, Safeguard::KeyPersistence);
-                    let open = app
-                        .try_update(|a| {
-                            if let Some(p) = a.request_leaves(&key).filter(|_| keep) {
-                                storage::save_pending(&sandbox, p, seen(&live));
-                            }
-                        })
-                        .is_some();
-                    // An app closed meanwhile (reopened, or reinstalled by a reset) took its
-                    // HTTP library's retries with it: nothing more goes out for this tap.
-                    if !open {
-                        return;
-                    }
-                    let answer = http::post_transfer(&sandbox, &key, &intent, amount).await;
-                    if answer.library_retries() && attempt < retries {
-                        attempt += 1;
-                        let _ = screen.try_set(AppScreen::Backoff);
-                        let speed = live.clock.with_untracked(|c| c.speed).max(0.1);
-                        http::sleep((backoff_ms as f64 / speed) as i32).await;
-                        let _ = screen.try_set(AppScreen::Sending);
-                        continue;
-                    }
-                    break answer;
-                };
-                // Kept only by an app still open: one closed meanwhile never heard this answer.
-                if let Some(balance) = app
-                    .try_update(|a| a.answered(&answer))
-                    .and_then(|d| d.balance)
-                {
-                    storage::save_balance(&sandbox, balance, seen(&live));
+                let answer = http::post_transfer(&sandbox, &key, &intent, amount).await;
+                if answer.library_retries() && attempt < retries {
+                    attempt += 1;
+                    let _ = screen.try_set(AppScreen::Backoff);
+                    let speed = live.clock.with_untracked(|c| c.speed).max(0.1);
+                    http::sleep((backoff_ms as f64 / speed) as i32).await;
+                    let _ = screen.try_set(AppScreen::Sending);
+                    continue;
                 }
-                if answer.is_final() {
-                    storage::clear_pending(&sandbox);
-                    storage::clear_intent(&sandbox);
-                }
-                let _ = screen.try_set(AppScreen::after(answer));
-            },
-        ));
+                break answer;
+            };
+            // Kept only by an app still open: one closed meanwhile never heard this answer.
+            if let Some(balance) = app
+                .try_update(|a| a.answered(&answer))
+                .and_then(|d| d.balance)
+            {
+                storage::save_balance(&sandbox, balance, seen(&live));
+            }
+            if answer.is_final() {
+                storage::clear_pending(&sandbox);
+                storage::clear_intent(&sandbox);
+            }
+            let _ = screen.try_set(AppScreen::after(answer));
+        });
     }
 }
 

@@ -291,19 +291,18 @@ fn rewinder(live: &LabStream, selected: RwSignal<Option<i64>>) -> impl Fn(i64) +
         let live = live.clone();
         live.view.set(View::Loading(id));
         selected.set(Some(id));
-        leptos::task::spawn_local(crate::app::lab::stream::Hold::over(
-            live.pending,
-            async move {
-                let result = state_at(live.sandbox(), id).await;
-                if live.view.get_untracked() != View::Loading(id) {
-                    return;
-                }
-                live.view.set(match result {
-                    Ok(state) => View::At(id, Box::new(state)),
-                    Err(e) => View::Failed(id, e),
-                });
-            },
-        ));
+        let hold = live.hold();
+        leptos::task::spawn_local(async move {
+            let _hold = hold;
+            let result = state_at(live.sandbox(), id).await;
+            if live.view.get_untracked() != View::Loading(id) {
+                return;
+            }
+            live.view.set(match result {
+                Ok(state) => View::At(id, Box::new(state)),
+                Err(e) => View::Failed(id, e),
+            });
+        });
     }
 }
 
