@@ -1700,6 +1700,10 @@ async fn a_page_is_sent_its_own_languages_sentences() {
             !text.lines().any(|l| l.starts_with('#')),
             "comments are left out"
         );
+        assert!(
+            !text.contains("\nhead-lab = ") && !text.contains("\ngloss-"),
+            "{lang}: what only the server reads is not sent"
+        );
 
         let br = edge
             .send(
@@ -1900,4 +1904,53 @@ async fn a_page_asked_in_a_language_speaks_it_and_keeps_it() {
     let a = edge.send(get("/api/openapi.json?lang=fr", None)).await;
     assert_eq!(a.status, StatusCode::OK);
     assert!(a.headers.get("set-cookie").is_none());
+}
+
+/// Every page describes itself in its head, in its language, for search engines and link
+/// previews, and no two screens share a description.
+#[tokio::test]
+async fn every_page_carries_a_description_in_its_language() {
+    let mut seen = std::collections::HashSet::new();
+    for lang in ["bn", "en"] {
+        // An app of its own per language, `/teach` last: in this single-threaded test runtime a
+        // page after `/teach` finds its title's arena gone (not so on the served app).
+        let edge = Edge::start().await;
+        for path in [
+            "/",
+            "/glossary",
+            "/summary",
+            "/quiz",
+            "/calculators",
+            "/day",
+            "/teach",
+        ] {
+            let a = edge
+                .send(
+                    Request::get(format!("{path}?lang={lang}"))
+                        .header("host", HOST)
+                        .body(Body::empty())
+                        .unwrap(),
+                )
+                .await;
+            assert_eq!(a.status, StatusCode::OK, "{path} {lang}");
+            let html = String::from_utf8(a.body.to_vec()).unwrap();
+            let description = html
+                .split(r#"<meta name="description" content=""#)
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or_else(|| panic!("{path} {lang}: no description in {html:.400}"));
+            assert!(
+                description.chars().count() > 50 && !description.starts_with("head-"),
+                "{path} {lang}: {description}"
+            );
+            let bangla = description
+                .chars()
+                .any(|c| ('\u{0985}'..='\u{09B9}').contains(&c));
+            assert_eq!(bangla, lang == "bn", "{path} {lang}: {description}");
+            assert!(
+                seen.insert(description.to_owned()),
+                "{path} {lang}: said twice"
+            );
+        }
+    }
 }

@@ -247,19 +247,26 @@ pub mod strings {
                 include_str!(concat!("../../locales/", $lang, "/glossary.ftl")),
                 include_str!(concat!("../../locales/", $lang, "/realworld.ftl")),
                 include_str!(concat!("../../locales/", $lang, "/class.ftl")),
+                include_str!(concat!("../../locales/", $lang, "/head.ftl")),
             ]
         };
     }
 
     /// The names of the files [`locale_files`] joins (a test checks they are all there are).
-    pub const FILES: [&str; 6] = [
+    pub const FILES: [&str; 7] = [
         "main.ftl",
         "course.ftl",
         "quiz.ftl",
         "glossary.ftl",
         "realworld.ftl",
         "class.ftl",
+        "head.ftl",
     ];
+
+    /// The files only the server reads: the glossary's terms (a page the server sends whole and
+    /// without code, app/mod.rs `SERVER_ONLY`) and each page's description in its head.
+    #[cfg(not(feature = "hydrate"))]
+    const SERVER_FILES: [&str; 2] = ["glossary.ftl", "head.ftl"];
 
     #[cfg(not(feature = "hydrate"))]
     type Bundle = fluent_bundle::concurrent::FluentBundle<FluentResource>;
@@ -280,8 +287,7 @@ pub mod strings {
         &SOURCES[lang.index()]
     }
 
-    /// What a browser is sent: the same without `glossary.ftl`, whose terms only the glossary
-    /// uses, a page the server sends whole and without code (app/mod.rs, `SERVER_ONLY`).
+    /// What a browser is sent: the same without [`SERVER_FILES`].
     #[cfg(not(feature = "hydrate"))]
     pub fn browser_source(lang: Lang) -> &'static str {
         use std::sync::LazyLock;
@@ -294,13 +300,13 @@ pub mod strings {
         &SOURCES[lang.index()]
     }
 
-    /// The files joined, comment lines left out, the glossary's only if `glossary`.
+    /// The files joined, comment lines left out, [`SERVER_FILES`] only if `all`.
     #[cfg(not(feature = "hydrate"))]
-    fn join(files: [&str; 6], glossary: bool) -> String {
+    fn join(files: [&str; 7], all: bool) -> String {
         files
             .iter()
             .zip(FILES)
-            .filter(|(_, name)| glossary || *name != "glossary.ftl")
+            .filter(|(_, name)| all || !SERVER_FILES.contains(name))
             .flat_map(|(text, _)| text.lines())
             .filter(|line| !line.starts_with('#'))
             .fold(String::new(), |mut out, line| {

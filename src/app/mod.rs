@@ -33,6 +33,27 @@ pub fn server_only(path: &str) -> bool {
     SERVER_ONLY.contains(&path)
 }
 
+/// The message (`locales/*/head.ftl`) that describes the page at `path` in its head, for search
+/// engines and link previews: one per screen, by the path's first part.
+#[cfg(feature = "ssr")]
+pub fn description_id(path: &str) -> &'static str {
+    match path.trim_start_matches('/').split('/').next().unwrap_or("") {
+        "lab" => "head-lab",
+        "watch" => "head-watch",
+        "run" => "head-run",
+        "quiz" => "head-quiz",
+        "glossary" => "head-glossary",
+        "summary" => "head-summary",
+        "calculators" => "head-calculators",
+        "day" => "head-day",
+        "teach" => "head-teach",
+        "join" => "head-join",
+        "show" => "head-show",
+        "take" => "head-take",
+        _ => "head-home",
+    }
+}
+
 /// The HTML document around the app, rendered on the server. A page of [`SERVER_ONLY`] is sent
 /// without the hydration scripts and with `data-send-ready` and `data-hydrated` already on
 /// `<html>`: it can be used as it arrives ([`ready`]).
@@ -43,10 +64,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "hydrate")]
     let strings = String::new();
     #[cfg(feature = "ssr")]
-    let still = use_context::<axum::http::request::Parts>()
-        .is_some_and(|parts| server_only(parts.uri.path()));
+    let path = use_context::<axum::http::request::Parts>()
+        .map(|parts| parts.uri.path().to_owned())
+        .unwrap_or_default();
+    #[cfg(feature = "ssr")]
+    let (still, description) = (server_only(&path), i18n::tr_in(lang, description_id(&path)));
     #[cfg(not(feature = "ssr"))]
-    let still = false;
+    let (still, description) = (false, String::new());
     let ready = still.then_some("");
     view! {
         <!DOCTYPE html>
@@ -54,6 +78,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <meta name="description" content=description />
                 // The page's language's sentences, which the browser needs before it hydrates:
                 // fetched beside the wasm, not after it (app/i18n.rs).
                 {(!still).then(|| view! {
