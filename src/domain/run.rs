@@ -242,7 +242,7 @@ fn check_scenario(body: &serde_json::Value) -> Result<(), FieldError> {
         Some("guarded" | "unguarded" | "at_most_once") => Ok(()),
         _ => Err(FieldError::new(
             "variant",
-            "expected \"guarded\" or \"unguarded\"",
+            "expected \"guarded\", \"unguarded\" or \"at_most_once\"",
         )),
     }
 }

@@ -155,13 +155,13 @@ impl Safeguards {
             .unwrap_or_else(|| safeguard.default_value())
     }
 
-    /// Whether a switch is on. A window setting counts as on.
     /// Why a safeguard does nothing now although its own switch is on: the one it works inside
     /// is off (see [`Safeguard::works_inside`]).
     pub fn inactive_because(&self, safeguard: Safeguard) -> Option<Safeguard> {
         safeguard.works_inside().filter(|outer| !self.is_on(*outer))
     }
 
+    /// Whether a switch is on. A window setting counts as on.
     pub fn is_on(&self, safeguard: Safeguard) -> bool {
         match self.get(safeguard) {
             SafeguardValue::On(on) => on,

@@ -56,8 +56,8 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
         .route("/join", get(join_entrance))
         .route("/lang", post(choose_language))
         .route("/strings/{file}", get(strings_file))
-        // Server functions and pages find the lab as a context of their own (`app::lab::lab`),
-        // so the UI needs nothing of this module.
+        // Server functions and pages find the sandboxes as a context of their own
+        // (`app::lab::sandboxes`), so the UI needs nothing of this module.
         .leptos_routes_with_context(
             &state,
             routes,
