@@ -177,10 +177,8 @@ mod tests {
     use crate::domain::Layer;
     use serde_json::json;
 
-    fn off(ids: &[&str]) -> Safeguards {
-        let body: serde_json::Map<_, _> =
-            ids.iter().map(|i| (i.to_string(), json!(false))).collect();
-        Safeguards::default().apply(&crate::domain::typed::read_body(&body.into()).unwrap())
+    fn off(guards: &[Safeguard]) -> Safeguards {
+        Safeguards::default().apply(&crate::domain::SafeguardsPatch::off(guards))
     }
 
     fn event(kind: EventKind, outcome: Outcome, details: serde_json::Value) -> TimelineEvent {
@@ -197,12 +195,12 @@ mod tests {
 
     #[test]
     fn a_second_debit_with_a_new_key_is_the_apps_to_stop() {
-        let s = off(&["key_persistence", "idempotency_table"]);
+        let s = off(&[Safeguard::KeyPersistence, Safeguard::IdempotencyTable]);
         assert_eq!(
             debit_escape_guards(false, &s),
             vec![Safeguard::KeyPersistence]
         );
-        let s = off(&["key_persistence", "button_guard"]);
+        let s = off(&[Safeguard::KeyPersistence, Safeguard::ButtonGuard]);
         assert_eq!(
             debit_escape_guards(false, &s),
             vec![Safeguard::ButtonGuard, Safeguard::KeyPersistence]
@@ -211,18 +209,18 @@ mod tests {
 
     #[test]
     fn a_second_debit_with_the_same_key_names_the_table_guard_that_was_off_and_the_ledger() {
-        let s = off(&["idempotency_table", "ledger_unique"]);
+        let s = off(&[Safeguard::IdempotencyTable, Safeguard::LedgerUnique]);
         assert_eq!(
             debit_escape_guards(true, &s),
             vec![Safeguard::IdempotencyTable, Safeguard::LedgerUnique]
         );
-        let s = off(&["atomic_claim", "ledger_unique"]);
+        let s = off(&[Safeguard::AtomicClaim, Safeguard::LedgerUnique]);
         assert_eq!(
             debit_escape_guards(true, &s),
             vec![Safeguard::AtomicClaim, Safeguard::LedgerUnique]
         );
         // Every table guard on: the key had left the window.
-        let s = off(&["ledger_unique"]);
+        let s = off(&[Safeguard::LedgerUnique]);
         assert_eq!(
             debit_escape_guards(true, &s),
             vec![Safeguard::WindowHours, Safeguard::LedgerUnique]
@@ -231,7 +229,7 @@ mod tests {
 
     #[test]
     fn a_second_credit_is_the_inbox_or_its_window() {
-        let s = off(&["wallet_inbox"]);
+        let s = off(&[Safeguard::WalletInbox]);
         assert_eq!(
             inbox_escape_guards(Safeguard::WalletInbox, &s),
             vec![Safeguard::WalletInbox]

@@ -34,7 +34,7 @@ pub use event::{EventKind, Outcome, TimelineEvent};
 pub use fault::{CrashMode, CrashPoint, Faults, FaultsPatch};
 pub use layer::Layer;
 pub use problem::{problem_body, ProblemKind};
-pub use safeguard::{Safeguard, SafeguardValue, Safeguards, SafeguardsPatch};
+pub use safeguard::{Promise, Safeguard, SafeguardValue, Safeguards, SafeguardsPatch, SwitchGroup};
 pub use state::{Balances, Damage, SandboxState, Verdict};
 pub use transfer::{Receipt, TransferBody};
 

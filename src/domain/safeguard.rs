@@ -8,26 +8,6 @@ use super::typed::read_body;
 use super::typed::{bounded, patch};
 use super::{FieldError, Layer};
 
-/// One safeguard, by its id in docs/reference.md §3.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Safeguard {
-    ButtonGuard,
-    KeyPersistence,
-    IdempotencyTable,
-    AtomicClaim,
-    FingerprintCheck,
-    StuckRecovery,
-    WindowHours,
-    LedgerUnique,
-    Outbox,
-    IdempotentProducer,
-    Transactions,
-    WalletInbox,
-    SmsInbox,
-    InboxWindowHours,
-}
-
 /// What a safeguard's setting is: a switch, or a number of hours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -46,88 +26,226 @@ bounded!(
     MAX_WINDOW_HOURS
 );
 
-impl Safeguard {
-    /// All fourteen, in the order a transfer meets them.
-    pub const ALL: [Safeguard; 14] = [
-        Safeguard::ButtonGuard,
-        Safeguard::KeyPersistence,
-        Safeguard::IdempotencyTable,
-        Safeguard::AtomicClaim,
-        Safeguard::FingerprintCheck,
-        Safeguard::StuckRecovery,
-        Safeguard::WindowHours,
-        Safeguard::LedgerUnique,
-        Safeguard::Outbox,
-        Safeguard::IdempotentProducer,
-        Safeguard::Transactions,
-        Safeguard::WalletInbox,
-        Safeguard::SmsInbox,
-        Safeguard::InboxWindowHours,
+/// Every safeguard, declared once: its variant and id (the patch field's name), what its setting
+/// is (a switch, `bool`, or a window in hours, `WindowHours`) and its lesson value, the lane where
+/// it catches its duplicates, the group its switch sits in, the safeguard it works inside, and
+/// the invariant promise it upholds (server/invariants.rs). The enum, [`Safeguard::ALL`], the
+/// ids, [`SafeguardsPatch`] and the switch panel's grouping all come from this table; what a
+/// new safeguard takes besides is in ARCHITECTURE.md, "Adding a safeguard".
+macro_rules! safeguards {
+    ($(
+        $variant:ident $id:ident: $setting:ident = $default:expr,
+        $layer:ident, $group:ident, inside: $inside:expr, promise: $promise:expr;
+    )*) => {
+        /// One safeguard, by its id in docs/reference.md §3.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Safeguard {
+            $($variant,)*
+        }
+
+        impl Safeguard {
+            /// How many there are.
+            pub const COUNT: usize = [$(stringify!($id)),*].len();
+
+            /// All of them, in the order a transfer meets them.
+            pub const ALL: [Safeguard; Safeguard::COUNT] = [$(Safeguard::$variant),*];
+
+            /// Its id: its field in `PUT …/safeguards`, its key in the state's `safeguards`.
+            pub fn id(self) -> &'static str {
+                match self {
+                    $(Safeguard::$variant => stringify!($id),)*
+                }
+            }
+
+            /// The timeline lane where this safeguard catches its duplicates.
+            pub fn layer(self) -> Layer {
+                match self {
+                    $(Safeguard::$variant => Layer::$layer,)*
+                }
+            }
+
+            /// The group of the switch panel its switch sits in.
+            pub fn group(self) -> SwitchGroup {
+                match self {
+                    $(Safeguard::$variant => SwitchGroup::$group,)*
+                }
+            }
+
+            /// The safeguard this one works inside, if any: the claim, the fingerprint,
+            /// stuck-key recovery and the key window are all parts of the idempotency table,
+            /// and do nothing while it is off.
+            pub fn works_inside(self) -> Option<Safeguard> {
+                use Safeguard::*;
+                match self {
+                    $($variant => $inside,)*
+                }
+            }
+
+            /// The lesson's value: every switch on, the key window 48 h (a day of retries plus
+            /// a day of margin), the inbox window equal to the log's 7-day retention.
+            pub fn default_value(self) -> SafeguardValue {
+                use SafeguardValue::*;
+                match self {
+                    $(Safeguard::$variant => $default,)*
+                }
+            }
+
+            /// The invariant promise this safeguard upholds, if any: with it off (or its window
+            /// too short) the promise is no longer made (server/invariants.rs).
+            pub fn promise(self) -> Option<Promise> {
+                use Promise::*;
+                match self {
+                    $(Safeguard::$variant => $promise,)*
+                }
+            }
+        }
+
+        patch! {
+            /// A change to some safeguards: the body of `PUT …/safeguards`, a rerun's
+            /// `{"safeguards": …}` input and a scenario's preset. Each field is a safeguard's id.
+            pub struct SafeguardsPatch {
+                $($id: $setting,)*
+            }
+        }
+
+        impl SafeguardsPatch {
+            /// Each safeguard, in [`Safeguard::ALL`]'s order, with what this change sets it to.
+            pub fn entries(&self) -> [(Safeguard, Option<SafeguardValue>); Safeguard::COUNT] {
+                [$((Safeguard::$variant, self.$id.map(Setting::value)),)*]
+            }
+
+            /// A switch's field, or `None` for a window.
+            fn switch(&mut self, safeguard: Safeguard) -> Option<&mut Option<bool>> {
+                match safeguard {
+                    $(Safeguard::$variant => Setting::switch(&mut self.$id),)*
+                }
+            }
+
+            /// A window's field, or `None` for a switch.
+            fn window(&mut self, safeguard: Safeguard) -> Option<&mut Option<WindowHours>> {
+                match safeguard {
+                    $(Safeguard::$variant => Setting::window(&mut self.$id),)*
+                }
+            }
+        }
+    };
+}
+
+safeguards! {
+    ButtonGuard button_guard: bool = On(true),
+        Button, Phone, inside: None, promise: None;
+    KeyPersistence key_persistence: bool = On(true),
+        App, Phone, inside: None, promise: Some(OneDebitPerIntent);
+    IdempotencyTable idempotency_table: bool = On(true),
+        Api, Api, inside: None, promise: None;
+    AtomicClaim atomic_claim: bool = On(true),
+        Api, Api, inside: Some(IdempotencyTable), promise: None;
+    FingerprintCheck fingerprint_check: bool = On(true),
+        Api, Api, inside: Some(IdempotencyTable), promise: None;
+    StuckRecovery stuck_recovery: bool = On(true),
+        Api, Api, inside: Some(IdempotencyTable), promise: None;
+    WindowHours window_hours: WindowHours = Hours(48),
+        Api, Api, inside: Some(IdempotencyTable), promise: None;
+    LedgerUnique ledger_unique: bool = On(true),
+        Ledger, Ledger, inside: None, promise: Some(OneDebitPerIntent);
+    Outbox outbox: bool = On(true),
+        Outbox, After, inside: None, promise: Some(MoneyConserved);
+    IdempotentProducer idempotent_producer: bool = On(true),
+        Broker, After, inside: None, promise: None;
+    Transactions transactions: bool = On(true),
+        Broker, After, inside: None, promise: Some(MoneyConserved);
+    WalletInbox wallet_inbox: bool = On(true),
+        Wallet, After, inside: None, promise: Some(MoneyConserved);
+    SmsInbox sms_inbox: bool = On(true),
+        Sms, After, inside: None, promise: None;
+    InboxWindowHours inbox_window_hours: WindowHours = Hours(168),
+        Jobs, After, inside: None, promise: Some(MoneyConserved);
+}
+
+/// The groups of the switch panel, in the order a transfer meets them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SwitchGroup {
+    /// Shimul's phone: the button and the app's kept key.
+    Phone,
+    /// The payment API's idempotency table and its parts.
+    Api,
+    /// The ledger's UNIQUE constraint.
+    Ledger,
+    /// Everything after the debit: the outbox, the broker and the consumers.
+    After,
+}
+
+impl SwitchGroup {
+    pub const ALL: [SwitchGroup; 4] = [
+        SwitchGroup::Phone,
+        SwitchGroup::Api,
+        SwitchGroup::Ledger,
+        SwitchGroup::After,
     ];
 
-    pub fn id(self) -> &'static str {
+    /// The message id of its title, also its `data-group` on the page.
+    pub fn title(self) -> &'static str {
         match self {
-            Safeguard::ButtonGuard => "button_guard",
-            Safeguard::KeyPersistence => "key_persistence",
-            Safeguard::IdempotencyTable => "idempotency_table",
-            Safeguard::AtomicClaim => "atomic_claim",
-            Safeguard::FingerprintCheck => "fingerprint_check",
-            Safeguard::StuckRecovery => "stuck_recovery",
-            Safeguard::WindowHours => "window_hours",
-            Safeguard::LedgerUnique => "ledger_unique",
-            Safeguard::Outbox => "outbox",
-            Safeguard::IdempotentProducer => "idempotent_producer",
-            Safeguard::Transactions => "transactions",
-            Safeguard::WalletInbox => "wallet_inbox",
-            Safeguard::SmsInbox => "sms_inbox",
-            Safeguard::InboxWindowHours => "inbox_window_hours",
+            SwitchGroup::Phone => "switches-phone",
+            SwitchGroup::Api => "switches-api",
+            SwitchGroup::Ledger => "switches-ledger",
+            SwitchGroup::After => "switches-after",
         }
     }
 
+    /// Its safeguards, in the order a transfer meets them.
+    pub fn members(self) -> impl Iterator<Item = Safeguard> {
+        Safeguard::ALL
+            .into_iter()
+            .filter(move |s| s.group() == self)
+    }
+}
+
+/// An invariant promise a sandbox is held to while the safeguards it rests on stay on
+/// (server/invariants.rs, `Promises`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Promise {
+    /// No intent is debited twice.
+    OneDebitPerIntent,
+    /// Once nothing is in flight, Tithi has gained exactly what Shimul lost.
+    MoneyConserved,
+}
+
+/// What a patch field holds: a switch's `bool` or a window's hours.
+trait Setting: Sized {
+    fn value(self) -> SafeguardValue;
+    fn switch(slot: &mut Option<Self>) -> Option<&mut Option<bool>>;
+    fn window(slot: &mut Option<Self>) -> Option<&mut Option<WindowHours>>;
+}
+
+impl Setting for bool {
+    fn value(self) -> SafeguardValue {
+        SafeguardValue::On(self)
+    }
+    fn switch(slot: &mut Option<bool>) -> Option<&mut Option<bool>> {
+        Some(slot)
+    }
+    fn window(_: &mut Option<bool>) -> Option<&mut Option<WindowHours>> {
+        None
+    }
+}
+
+impl Setting for WindowHours {
+    fn value(self) -> SafeguardValue {
+        SafeguardValue::Hours(self.get())
+    }
+    fn switch(_: &mut Option<WindowHours>) -> Option<&mut Option<bool>> {
+        None
+    }
+    fn window(slot: &mut Option<WindowHours>) -> Option<&mut Option<WindowHours>> {
+        Some(slot)
+    }
+}
+
+impl Safeguard {
     pub fn from_id(id: &str) -> Option<Safeguard> {
         Safeguard::ALL.into_iter().find(|s| s.id() == id)
-    }
-
-    /// The timeline lane where this safeguard catches its duplicates.
-    pub fn layer(self) -> Layer {
-        match self {
-            Safeguard::ButtonGuard => Layer::Button,
-            Safeguard::KeyPersistence => Layer::App,
-            Safeguard::IdempotencyTable
-            | Safeguard::AtomicClaim
-            | Safeguard::FingerprintCheck
-            | Safeguard::StuckRecovery
-            | Safeguard::WindowHours => Layer::Api,
-            Safeguard::LedgerUnique => Layer::Ledger,
-            Safeguard::Outbox => Layer::Outbox,
-            Safeguard::IdempotentProducer | Safeguard::Transactions => Layer::Broker,
-            Safeguard::WalletInbox => Layer::Wallet,
-            Safeguard::SmsInbox => Layer::Sms,
-            Safeguard::InboxWindowHours => Layer::Jobs,
-        }
-    }
-
-    /// The safeguard this one works inside, if any: the claim, the fingerprint, stuck-key
-    /// recovery and the key window are all parts of the idempotency table, and do nothing while
-    /// it is off.
-    pub fn works_inside(self) -> Option<Safeguard> {
-        match self {
-            Safeguard::AtomicClaim
-            | Safeguard::FingerprintCheck
-            | Safeguard::StuckRecovery
-            | Safeguard::WindowHours => Some(Safeguard::IdempotencyTable),
-            _ => None,
-        }
-    }
-
-    /// The lesson's value: every switch on, the key window 48 h (a day of retries plus a day of
-    /// margin), the inbox window equal to the log's 7-day retention.
-    pub fn default_value(self) -> SafeguardValue {
-        match self {
-            Safeguard::WindowHours => SafeguardValue::Hours(48),
-            Safeguard::InboxWindowHours => SafeguardValue::Hours(168),
-            _ => SafeguardValue::On(true),
-        }
     }
 }
 
@@ -194,56 +312,24 @@ impl Safeguards {
     }
 }
 
-patch! {
-    /// A change to some safeguards: the body of `PUT …/safeguards`, a rerun's
-    /// `{"safeguards": …}` input and a scenario's preset. Each field is a safeguard's id.
-    pub struct SafeguardsPatch {
-        button_guard: bool,
-        key_persistence: bool,
-        idempotency_table: bool,
-        atomic_claim: bool,
-        fingerprint_check: bool,
-        stuck_recovery: bool,
-        window_hours: WindowHours,
-        ledger_unique: bool,
-        outbox: bool,
-        idempotent_producer: bool,
-        transactions: bool,
-        wallet_inbox: bool,
-        sms_inbox: bool,
-        inbox_window_hours: WindowHours,
-    }
-}
-
 impl SafeguardsPatch {
-    /// Each safeguard, in [`Safeguard::ALL`]'s order, with what this change sets it to.
-    pub fn entries(&self) -> [(Safeguard, Option<SafeguardValue>); 14] {
-        let on = |v: Option<bool>| v.map(SafeguardValue::On);
-        let hours = |v: Option<WindowHours>| v.map(|h| SafeguardValue::Hours(h.get()));
-        [
-            (Safeguard::ButtonGuard, on(self.button_guard)),
-            (Safeguard::KeyPersistence, on(self.key_persistence)),
-            (Safeguard::IdempotencyTable, on(self.idempotency_table)),
-            (Safeguard::AtomicClaim, on(self.atomic_claim)),
-            (Safeguard::FingerprintCheck, on(self.fingerprint_check)),
-            (Safeguard::StuckRecovery, on(self.stuck_recovery)),
-            (Safeguard::WindowHours, hours(self.window_hours)),
-            (Safeguard::LedgerUnique, on(self.ledger_unique)),
-            (Safeguard::Outbox, on(self.outbox)),
-            (Safeguard::IdempotentProducer, on(self.idempotent_producer)),
-            (Safeguard::Transactions, on(self.transactions)),
-            (Safeguard::WalletInbox, on(self.wallet_inbox)),
-            (Safeguard::SmsInbox, on(self.sms_inbox)),
-            (Safeguard::InboxWindowHours, hours(self.inbox_window_hours)),
-        ]
-    }
-
     /// Every switch on or every switch off (the windows as they are).
     pub fn every_switch(on: bool) -> SafeguardsPatch {
         let mut patch = SafeguardsPatch::default();
         for s in Safeguard::ALL {
             if let Some(slot) = patch.switch(s) {
                 *slot = Some(on);
+            }
+        }
+        patch
+    }
+
+    /// Each of these switches off (windows have no off, and are left out).
+    pub fn off(guards: &[Safeguard]) -> SafeguardsPatch {
+        let mut patch = SafeguardsPatch::default();
+        for s in guards {
+            if let Some(slot) = patch.switch(*s) {
+                *slot = Some(false);
             }
         }
         patch
@@ -268,34 +354,6 @@ impl SafeguardsPatch {
             }
         }
         Ok(patch)
-    }
-
-    /// A switch's field, or `None` for a window.
-    fn switch(&mut self, safeguard: Safeguard) -> Option<&mut Option<bool>> {
-        Some(match safeguard {
-            Safeguard::ButtonGuard => &mut self.button_guard,
-            Safeguard::KeyPersistence => &mut self.key_persistence,
-            Safeguard::IdempotencyTable => &mut self.idempotency_table,
-            Safeguard::AtomicClaim => &mut self.atomic_claim,
-            Safeguard::FingerprintCheck => &mut self.fingerprint_check,
-            Safeguard::StuckRecovery => &mut self.stuck_recovery,
-            Safeguard::LedgerUnique => &mut self.ledger_unique,
-            Safeguard::Outbox => &mut self.outbox,
-            Safeguard::IdempotentProducer => &mut self.idempotent_producer,
-            Safeguard::Transactions => &mut self.transactions,
-            Safeguard::WalletInbox => &mut self.wallet_inbox,
-            Safeguard::SmsInbox => &mut self.sms_inbox,
-            Safeguard::WindowHours | Safeguard::InboxWindowHours => return None,
-        })
-    }
-
-    /// A window's field, or `None` for a switch.
-    fn window(&mut self, safeguard: Safeguard) -> Option<&mut Option<WindowHours>> {
-        match safeguard {
-            Safeguard::WindowHours => Some(&mut self.window_hours),
-            Safeguard::InboxWindowHours => Some(&mut self.inbox_window_hours),
-            _ => None,
-        }
     }
 }
 
@@ -348,6 +406,47 @@ mod tests {
         }
         assert_eq!(s.hours(Safeguard::WindowHours), 48);
         assert_eq!(s.hours(Safeguard::InboxWindowHours), 168);
+    }
+
+    #[test]
+    fn every_safeguard_has_its_switch_in_one_group_and_the_promises_their_guards() {
+        // The switch panel draws the groups in order, each with its members: together, every
+        // safeguard once, in the order a transfer meets them.
+        let drawn: Vec<Safeguard> = SwitchGroup::ALL
+            .into_iter()
+            .flat_map(|g| {
+                assert!(g.members().count() > 0, "{g:?} is empty");
+                g.members()
+            })
+            .collect();
+        assert_eq!(drawn, Safeguard::ALL);
+        let resting_on = |p| {
+            Safeguard::ALL
+                .into_iter()
+                .filter(|s| s.promise() == Some(p))
+                .map(Safeguard::id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            resting_on(Promise::OneDebitPerIntent),
+            ["key_persistence", "ledger_unique"]
+        );
+        assert_eq!(
+            resting_on(Promise::MoneyConserved),
+            [
+                "outbox",
+                "transactions",
+                "wallet_inbox",
+                "inbox_window_hours"
+            ]
+        );
+        // A part works inside a safeguard of its own lane that is itself no part.
+        for s in Safeguard::ALL {
+            if let Some(outer) = s.works_inside() {
+                assert_eq!(outer.layer(), s.layer(), "{}", s.id());
+                assert_eq!(outer.works_inside(), None, "{}", s.id());
+            }
+        }
     }
 
     #[test]

@@ -4,9 +4,9 @@
 //! (it is off, so the damage shows). The chapters load these; so do the tests.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::FieldError;
+use super::{FieldError, Safeguard, SafeguardValue, SafeguardsPatch};
 
 /// The scenarios there are: 1 to 12.
 pub const SCENARIOS: std::ops::RangeInclusive<u8> = 1..=12;
@@ -81,51 +81,54 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
     if variant == Variant::AtMostOnce && n != 8 {
         return None;
     }
-    let off = |ids: &[&str]| -> Value {
+    let off = |guards: &[Safeguard]| {
         if variant == Variant::Guarded {
-            json!({})
+            SafeguardsPatch::default()
         } else {
-            Value::Object(ids.iter().map(|i| (i.to_string(), json!(false))).collect())
+            SafeguardsPatch::off(guards)
         }
     };
-    let every = super::Safeguard::ALL
-        .iter()
-        .filter(|s| matches!(s.default_value(), super::SafeguardValue::On(_)))
-        .map(|s| s.id())
-        .collect::<Vec<_>>();
+    let inbox_window = |hours| {
+        SafeguardsPatch::one(Safeguard::InboxWindowHours, SafeguardValue::Hours(hours))
+            .expect("a window the setting takes")
+    };
     let (safeguards, faults, speed) = match n {
         // The train: the answer is lost; the second tap is the duplicate.
         1 => (
-            off(&["key_persistence", "idempotency_table"]),
+            off(&[Safeguard::KeyPersistence, Safeguard::IdempotencyTable]),
             json!({"response_loss_pct": 100}),
             1.0,
         ),
         // The library's auto-retry and the load balancer's retry.
         2 => (
-            off(&["idempotency_table", "ledger_unique"]),
+            off(&[Safeguard::IdempotencyTable, Safeguard::LedgerUnique]),
             json!({"auto_retries": 2, "retry_backoff_ms": 500, "lb_retry": true,
                    "gateway_latency_ms": 1500, "response_loss_pct": 100}),
             1.0,
         ),
         // One key twice, 50 ms apart: the crafted race.
-        3 => (off(&["atomic_claim", "ledger_unique"]), json!({}), 1.0),
+        3 => (
+            off(&[Safeguard::AtomicClaim, Safeguard::LedgerUnique]),
+            json!({}),
+            1.0,
+        ),
         // One key, another body: the crafted reuse.
-        4 => (off(&["fingerprint_check"]), json!({}), 1.0),
+        4 => (off(&[Safeguard::FingerprintCheck]), json!({}), 1.0),
         // A crash after the claim.
         5 => (
-            off(&["stuck_recovery"]),
+            off(&[Safeguard::StuckRecovery]),
             json!({"crash": {"api_after_claim": "once"}}),
             1.0,
         ),
         // A retry after the window: the answer is lost, then 49 hours pass.
         6 => (
-            off(&["ledger_unique"]),
+            off(&[Safeguard::LedgerUnique]),
             json!({"response_loss_pct": 100}),
             1.0,
         ),
         // SET against INCREMENT over a lossy network.
         7 => (
-            json!({}),
+            SafeguardsPatch::default(),
             json!({"request_loss_pct": 30, "response_loss_pct": 30}),
             1.0,
         ),
@@ -135,41 +138,45 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
         // the inboxes: once).
         8 => match variant {
             Variant::AtMostOnce => (
-                json!({"outbox": false}),
+                SafeguardsPatch::off(&[Safeguard::Outbox]),
                 json!({"crash": {"api_after_commit": "once"}}),
                 1.0,
             ),
             _ => (
-                off(&["wallet_inbox", "sms_inbox"]),
+                off(&[Safeguard::WalletInbox, Safeguard::SmsInbox]),
                 json!({"crash": {"relay_after_publish": "once"}}),
                 1.0,
             ),
         },
         // The broker: a lost ack, then a fraud-check crash.
         9 => (
-            off(&["idempotent_producer", "transactions"]),
+            off(&[Safeguard::IdempotentProducer, Safeguard::Transactions]),
             json!({"crash": {"broker_ack_lost": "once", "fraud_before_commit": "once"}}),
             1.0,
         ),
         // A relay crash after publishing.
         10 => (
-            off(&["wallet_inbox", "sms_inbox"]),
+            off(&[Safeguard::WalletInbox, Safeguard::SmsInbox]),
             json!({"crash": {"relay_after_publish": "once"}}),
             1.0,
         ),
         // The replay trap: an inbox window shorter than the log's retention.
         11 => (
             if variant == Variant::Guarded {
-                json!({"inbox_window_hours": 168})
+                inbox_window(168)
             } else {
-                json!({"inbox_window_hours": 24})
+                inbox_window(24)
             },
             json!({}),
             1.0,
         ),
         // Every fault at once.
         12 => (
-            off(&every),
+            if variant == Variant::Guarded {
+                SafeguardsPatch::default()
+            } else {
+                SafeguardsPatch::every_switch(false)
+            },
             json!({"request_loss_pct": 30, "response_loss_pct": 30, "auto_retries": 2,
                    "lb_retry": true, "crash": {
                        "api_after_claim": "once", "api_after_commit": "once",
@@ -184,7 +191,7 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
         variant,
         seed: 88_400 + u64::from(n),
         // Written as the bodies the API takes; the tests read every one.
-        safeguards: super::typed::read_body(&safeguards).expect("a preset's safeguards fit"),
+        safeguards,
         faults: super::typed::read_body(&faults).expect("a preset's faults fit"),
         speed,
     })

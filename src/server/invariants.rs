@@ -14,7 +14,7 @@ use sqlx::SqliteConnection;
 
 use super::store::{StoreName, Stores};
 use crate::domain::pipeline::{Consumer, APPROVED_TOPIC};
-use crate::domain::{Safeguard, Safeguards};
+use crate::domain::{Promise, Safeguard, SafeguardValue, Safeguards};
 use crate::server::payments::idempotency::KeyStatus;
 use crate::server::store::LOG_RETENTION_MS;
 
@@ -99,17 +99,22 @@ impl Promises {
 
     /// What is left of them once the safeguards are `now`: a promise broken once stays broken
     /// until the next reset, since the damage it allowed is still in the stores.
+    /// Which safeguards a promise rests on is the safeguards' own table's to say
+    /// (domain/safeguard.rs, `Safeguard::promise`): a switch must be on, a window at least as
+    /// long as the log's retention (an inbox that forgets sooner lets a replay through).
     pub fn after(self, now: &Safeguards) -> Promises {
-        let on = |s| now.is_on(s);
+        let holds = |promise| {
+            Safeguard::ALL
+                .into_iter()
+                .filter(|s| s.promise() == Some(promise))
+                .all(|s| match now.get(s) {
+                    SafeguardValue::On(on) => on,
+                    SafeguardValue::Hours(h) => h * 3_600_000 >= LOG_RETENTION_MS,
+                })
+        };
         Promises {
-            one_debit_per_intent: self.one_debit_per_intent
-                && on(Safeguard::KeyPersistence)
-                && on(Safeguard::LedgerUnique),
-            money_conserved: self.money_conserved
-                && on(Safeguard::Outbox)
-                && on(Safeguard::Transactions)
-                && on(Safeguard::WalletInbox)
-                && now.hours(Safeguard::InboxWindowHours) * 3_600_000 >= LOG_RETENTION_MS,
+            one_debit_per_intent: self.one_debit_per_intent && holds(Promise::OneDebitPerIntent),
+            money_conserved: self.money_conserved && holds(Promise::MoneyConserved),
         }
     }
 }

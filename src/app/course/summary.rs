@@ -6,54 +6,59 @@ use crate::tr;
 use leptos::prelude::*;
 
 use crate::app::i18n::{digits, tr_args, tr_id};
+use crate::domain::Safeguard;
 
-/// One stop on the path: its message id, the guards that stand there (safeguard ids), and the
+/// One stop on the path: its message id, the guards that stand there, and the
 /// chapter whose lab shows them.
 struct Stop {
     id: &'static str,
-    guards: &'static [&'static str],
+    guards: &'static [Safeguard],
     chapter: u8,
 }
 
 const PATH: [Stop; 8] = [
     Stop {
         id: "tap",
-        guards: &["button_guard"],
+        guards: &[Safeguard::ButtonGuard],
         chapter: 1,
     },
     Stop {
         id: "key",
-        guards: &["key_persistence"],
+        guards: &[Safeguard::KeyPersistence],
         chapter: 2,
     },
     Stop {
         id: "api",
-        guards: &["idempotency_table", "atomic_claim", "fingerprint_check"],
+        guards: &[
+            Safeguard::IdempotencyTable,
+            Safeguard::AtomicClaim,
+            Safeguard::FingerprintCheck,
+        ],
         chapter: 3,
     },
     Stop {
         id: "ledger",
-        guards: &["ledger_unique"],
+        guards: &[Safeguard::LedgerUnique],
         chapter: 4,
     },
     Stop {
         id: "outbox",
-        guards: &["outbox"],
+        guards: &[Safeguard::Outbox],
         chapter: 6,
     },
     Stop {
         id: "broker",
-        guards: &["idempotent_producer", "transactions"],
+        guards: &[Safeguard::IdempotentProducer, Safeguard::Transactions],
         chapter: 7,
     },
     Stop {
         id: "inbox",
-        guards: &["wallet_inbox"],
+        guards: &[Safeguard::WalletInbox],
         chapter: 8,
     },
     Stop {
         id: "sms",
-        guards: &["sms_inbox"],
+        guards: &[Safeguard::SmsInbox],
         chapter: 8,
     },
 ];
@@ -88,7 +93,7 @@ pub fn GuardPath(links: bool) -> impl IntoView {
                             <span class="path-guard">
                                 {s.guards
                                     .iter()
-                                    .map(|g| view! { <span class="guard-chip">{move || tr_id(&format!("safeguard-{g}-name"))}</span> })
+                                    .map(|g| view! { <span class="guard-chip">{move || tr_id(&format!("safeguard-{}-name", g.id()))}</span> })
                                     .collect_view()}
                             </span>
                             <span class="path-stops">{move || tr_id(&format!("summary-stop-{id}-stops"))}</span>

@@ -12,37 +12,7 @@ use super::stream::LabStream;
 use super::wide::open_when_wide;
 use crate::app::i18n::{digits, tr_id};
 use crate::domain::safeguard::WindowHours;
-use crate::domain::{Safeguard, SafeguardValue, SafeguardsPatch};
-
-/// The groups, in the order a transfer meets them: message id of the title, and members.
-const GROUPS: [(&str, &[Safeguard]); 4] = [
-    (
-        "switches-phone",
-        &[Safeguard::ButtonGuard, Safeguard::KeyPersistence],
-    ),
-    (
-        "switches-api",
-        &[
-            Safeguard::IdempotencyTable,
-            Safeguard::AtomicClaim,
-            Safeguard::FingerprintCheck,
-            Safeguard::StuckRecovery,
-            Safeguard::WindowHours,
-        ],
-    ),
-    ("switches-ledger", &[Safeguard::LedgerUnique]),
-    (
-        "switches-after",
-        &[
-            Safeguard::Outbox,
-            Safeguard::IdempotentProducer,
-            Safeguard::Transactions,
-            Safeguard::WalletInbox,
-            Safeguard::SmsInbox,
-            Safeguard::InboxWindowHours,
-        ],
-    ),
-];
+use crate::domain::{Safeguard, SafeguardValue, SafeguardsPatch, SwitchGroup};
 
 #[component]
 pub fn Switches(live: LabStream) -> impl IntoView {
@@ -52,10 +22,11 @@ pub fn Switches(live: LabStream) -> impl IntoView {
             <h2 id="switches-title">{move || tr!("safeguards-title")}</h2>
             <p class="hint">{move || tr!("switches-hint")}</p>
             <ErrorLine error />
-            {GROUPS
+            {SwitchGroup::ALL
                 .into_iter()
                 .enumerate()
-                .map(|(i, (title, members))| {
+                .map(|(i, group_of)| {
+                    let title = group_of.title();
                     let live = live.clone();
                     let group = NodeRef::<leptos::html::Details>::new();
                     if i > 0 {
@@ -65,9 +36,9 @@ pub fn Switches(live: LabStream) -> impl IntoView {
                         let state = live.state;
                         move || {
                             state.with(|s| {
-                                members
-                                    .iter()
-                                    .filter(|g| matches!(s.safeguards.get(**g), SafeguardValue::On(false)))
+                                group_of
+                                    .members()
+                                    .filter(|g| matches!(s.safeguards.get(*g), SafeguardValue::On(false)))
                                     .count()
                             })
                         }
@@ -84,9 +55,9 @@ pub fn Switches(live: LabStream) -> impl IntoView {
                                 </span>
                             </summary>
                             <ul>
-                                {members
-                                    .iter()
-                                    .map(|s| view! { <SafeguardControl live=live.clone() safeguard=*s error /> })
+                                {group_of
+                                    .members()
+                                    .map(|s| view! { <SafeguardControl live=live.clone() safeguard=s error /> })
                                     .collect_view()}
                             </ul>
                         </details>
