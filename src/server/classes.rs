@@ -492,7 +492,7 @@ impl Classes {
     }
 
     /// The living class a code names, if any (no rate limit: for a page the door already
-    /// counted, `server::web::CodeLookedUp`).
+    /// counted, `server::http::CodeLookedUp`).
     pub async fn living(&self, code: &ClassCode) -> Result<Option<String>, LabError> {
         let row: Option<(String, i64)> =
             sqlx::query_as("SELECT id, used_ms FROM classes WHERE code = ?1")

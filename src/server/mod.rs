@@ -10,6 +10,7 @@ pub mod config;
 pub mod damage;
 pub mod day;
 pub mod error;
+pub mod http;
 pub mod invariants;
 pub mod jobs;
 pub mod lanes;

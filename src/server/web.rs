@@ -11,6 +11,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 
 use super::error::LabError;
+use super::http::{cookie, CodeLookedUp, SANDBOX_COOKIE};
 use super::sandboxes::Sandboxes;
 use crate::app::{shell, App};
 use crate::domain::scenario::{Preset, Variant};
@@ -34,9 +35,6 @@ impl FromRef<AppState> for Sandboxes {
         s.sandboxes.clone()
     }
 }
-
-/// The cookie that remembers a browser's sandbox, so `/lab` brings a returning student back.
-pub const SANDBOX_COOKIE: &str = "pocketpay_sandbox";
 
 /// Builds the application over a lab: the pages (SSR, server functions, static files) and the
 /// `/api` routes, every response with the security headers. `main.rs` serves it.
@@ -386,10 +384,6 @@ fn come_in_again() -> Response {
     response
 }
 
-/// Marks a request whose class code the door already looked up (and counted).
-#[derive(Clone, Copy, Debug)]
-pub struct CodeLookedUp;
-
 async fn class_page_status(
     State(sandboxes): State<Sandboxes>,
     request: axum::extract::Request,
@@ -561,39 +555,6 @@ fn local_path(path: &str) -> bool {
         && !path.starts_with("/\\")
         && path.len() <= 2048
         && !path.chars().any(char::is_control)
-}
-
-/// The value of a cookie the request carries.
-pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find_map(|v| crate::app::storage::cookie_in(v, name))
-}
-
-/// This server's address as the browser reached it (`http://host:port`), behind a proxy as
-/// the proxy says (`X-Forwarded-Proto`, `X-Forwarded-Host`): for a link a student types or scans.
-pub fn origin(headers: &HeaderMap) -> String {
-    let text = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(',').next())
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty())
-    };
-    let scheme = text("x-forwarded-proto")
-        .filter(|s| s == "https" || s == "http")
-        .unwrap_or_else(|| "http".to_owned());
-    let host = text("x-forwarded-host")
-        .or_else(|| text("host"))
-        .filter(|h| {
-            h.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
-        })
-        .unwrap_or_else(|| "localhost".to_owned());
-    format!("{scheme}://{host}")
 }
 
 /// `GET /strings/{lang}.{version}.ftl`: one language's sentences, which a page fetches before it

@@ -4,7 +4,11 @@
 
 pub mod hand_over;
 pub mod join;
+mod live;
+mod push;
 pub mod show;
+mod students;
+mod summary;
 pub mod teach;
 
 use leptos::prelude::*;
@@ -49,7 +53,7 @@ fn request_headers() -> axum::http::HeaderMap {
 #[cfg(feature = "ssr")]
 async fn instructor(class: &str) -> Result<crate::domain::class::ClassCode, FnError> {
     use crate::server::classes::secret_cookie;
-    use crate::server::web::cookie;
+    use crate::server::http::cookie;
     let headers = request_headers();
     Ok(classes()
         .authorize(class, cookie(&headers, &secret_cookie(class)).as_deref())
@@ -116,7 +120,7 @@ pub async fn my_classes() -> Result<Vec<crate::domain::class::MyClass>, FnError>
 /// The class as its instructor sees it; only the browser holding the class's key may read it.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn class_page(class: String) -> Result<ClassPageData, FnError> {
-    use crate::server::web::origin;
+    use crate::server::http::origin;
     let code = instructor(&class).await?;
     let join_url = format!("{}{}", origin(&request_headers()), code.join_path());
     let view = crate::server::teach::view(&crate::app::lab::sandboxes(), &class, code).await?;
@@ -164,7 +168,7 @@ pub async fn class_hand_over(
     class: String,
     name: String,
 ) -> Result<crate::domain::class::HandOver, FnError> {
-    use crate::server::web::origin;
+    use crate::server::http::origin;
     instructor(&class).await?;
     let (holder, token) = classes().hand_over(&class, &name).await?;
     let link = format!(
@@ -216,12 +220,12 @@ pub async fn class_show(code: String) -> Result<crate::domain::class::ClassShow,
 
 /// The living class a code names: counted with every look-up of a code (`Classes::find`),
 /// unless this is the page drawn on the server, whose door counted it already
-/// (`server::web::CodeLookedUp`).
+/// (`server::http::CodeLookedUp`).
 #[cfg(feature = "ssr")]
 async fn look_up(code: &crate::domain::class::ClassCode) -> Result<String, FnError> {
     let counted = expect_context::<axum::http::request::Parts>()
         .extensions
-        .get::<crate::server::web::CodeLookedUp>()
+        .get::<crate::server::http::CodeLookedUp>()
         .is_some();
     if counted {
         classes().living(code).await?.ok_or(FnError::UnknownClass)
@@ -248,7 +252,7 @@ pub struct Seat {
 /// The code, spaced for reading, if it names a living class, and this browser's seat in it.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn find_class(code: String) -> Result<FoundClass, FnError> {
-    use crate::server::web::{cookie, SANDBOX_COOKIE};
+    use crate::server::http::{cookie, SANDBOX_COOKIE};
     let code = crate::domain::class::ClassCode::parse(&code)?;
     let parts = expect_context::<axum::http::request::Parts>();
     look_up(&code).await?;
@@ -273,7 +277,7 @@ pub async fn find_class(code: String) -> Result<FoundClass, FnError> {
 /// the origin gate (`server::api::edge`).
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn join_class(code: String, name: String) -> Result<String, FnError> {
-    use crate::server::web::SANDBOX_COOKIE;
+    use crate::server::http::SANDBOX_COOKIE;
     let sandboxes = crate::app::lab::sandboxes();
     let id = sandboxes.new_id(&request_headers())?;
     let sandbox = crate::server::teach::join(&sandboxes, id, &code, &name).await?;
@@ -306,7 +310,7 @@ pub async fn read_class_summary(class: String) -> Result<ClassSummary, FnError> 
 pub async fn share_quiz(
     answers: std::collections::BTreeMap<String, crate::domain::quiz::Answer>,
 ) -> Result<Option<(u8, u8)>, FnError> {
-    use crate::server::web::{cookie, SANDBOX_COOKIE};
+    use crate::server::http::{cookie, SANDBOX_COOKIE};
     let Some(sandbox) = cookie(&request_headers(), SANDBOX_COOKIE) else {
         return Ok(None);
     };

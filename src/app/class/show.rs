@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use super::class_show;
+use super::live::{ChapterCounts, ClassTotals};
 use crate::app::error::FnError;
-use crate::app::i18n::{digits, tr_args};
-use crate::domain::class::{ClassShow, Totals};
+use crate::domain::class::ClassShow;
 
 /// `/show/{code}`.
 #[component]
@@ -51,7 +51,7 @@ fn ShowScreen(initial: ClassShow) -> impl IntoView {
     let show = RwSignal::new(initial);
     let live = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
-    super::teach::follow(
+    super::live::follow(
         &format!("/show/{}/events", code.as_str()),
         move |s| show.set(s),
         live,
@@ -76,64 +76,5 @@ fn ShowScreen(initial: ClassShow) -> impl IntoView {
                 <ChapterCounts counts=Signal::derive(move || show.with(|s| s.per_chapter)) />
             </section>
         </div>
-    }
-}
-
-/// The class in numbers, no names, large enough to project: who joined, and how many met
-/// each kind of harm (as the server last read their meters), following the class's stream.
-#[component]
-pub fn ClassTotals(totals: Signal<Totals>) -> impl IntoView {
-    let line = move |kind: &'static str, count: fn(&Totals) -> usize| {
-        view! {
-            <li class="class-total" data-testid="class-total" data-kind=kind data-count=move || count(&totals.get()).to_string()>
-                <span class="class-total-n">{move || digits(&count(&totals.get()).to_string())}</span>
-                <span class="class-total-what">{move || {
-                    let of = digits(&totals.get().joined.to_string());
-                    tr_args(&format!("class-total-{kind}"), &[("of", of)])
-                }}</span>
-            </li>
-        }
-    };
-    view! {
-        <section class="panel class-totals" aria-labelledby="class-totals-title" data-testid="class-totals">
-            <h2 id="class-totals-title">{move || tr!("class-totals-title")}</h2>
-            <ul class="class-total-list">
-                {line("joined", |t| t.joined)}
-                {line("charged_twice", |t| t.charged_twice)}
-                {line("credited_twice", |t| t.credited_twice)}
-                {line("lost", |t| t.lost)}
-                {line("stuck", |t| t.stuck)}
-            </ul>
-        </section>
-    }
-}
-
-/// How many students are in each chapter (and in none yet), the chapters nobody is in left
-/// out.
-#[component]
-pub fn ChapterCounts(counts: Signal<[usize; 10]>) -> impl IntoView {
-    view! {
-        <ul class="class-counts" data-testid="class-counts">
-            {move || {
-                counts
-                    .get()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, n)| **n > 0)
-                    .map(|(i, n)| {
-                        let label = if i == 0 {
-                            tr!("class-count-none")
-                        } else {
-                            tr_args("class-count-chapter", &[("n", digits(&format!("{i:02}")))])
-                        };
-                        view! {
-                            <li data-testid="class-count" data-chapter=i.to_string() data-count=n.to_string()>
-                                <span>{label}</span>" "<strong>{digits(&n.to_string())}</strong>
-                            </li>
-                        }
-                    })
-                    .collect_view()
-            }}
-        </ul>
     }
 }

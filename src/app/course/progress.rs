@@ -80,7 +80,7 @@ pub fn remember_at(sandbox: &str, n: u8, step: Option<usize>) {
 pub fn at() -> Option<Place> {
     #[cfg(feature = "ssr")]
     let cookies = use_context::<axum::http::request::Parts>()
-        .and_then(|parts| crate::server::web::cookie(&parts.headers, AT_COOKIE));
+        .and_then(|parts| crate::server::http::cookie(&parts.headers, AT_COOKIE));
     #[cfg(not(feature = "ssr"))]
     let cookies = {
         use wasm_bindgen::JsCast;
