@@ -186,3 +186,41 @@ fn every_id_the_reference_names_is_in_the_code() {
         "names the reference gives that nothing in src/ or style/ has: {gone:?}"
     );
 }
+
+/// §7's table of presets is what `POST …/scenario/{n}` sets: for every scenario and variant,
+/// the safeguards it switches and the faults it sets, as the API's bodies write them.
+#[test]
+fn the_presets_table_says_what_each_preset_sets() {
+    use pocketpay_lab::domain::scenario::{preset, Variant, SCENARIOS};
+    let reference = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md"),
+    )
+    .unwrap();
+    let json = |v: serde_json::Value| match v.as_object().map(|o| o.is_empty()) {
+        Some(true) => "—".to_owned(),
+        _ => format!("`{v}`"),
+    };
+    let mut missing = Vec::new();
+    for n in SCENARIOS {
+        for variant in [Variant::Guarded, Variant::Unguarded, Variant::AtMostOnce] {
+            let Some(p) = preset(n, variant) else {
+                continue;
+            };
+            let line = format!(
+                "| {n} | `{}` | {} | {} | {} |",
+                serde_json::to_value(variant).unwrap().as_str().unwrap(),
+                p.seed,
+                json(serde_json::to_value(&p.safeguards).unwrap()),
+                json(serde_json::to_value(&p.faults).unwrap()),
+            );
+            if !reference.contains(&line) {
+                missing.push(line);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/reference.md §7 lacks these rows:\n{}",
+        missing.join("\n")
+    );
+}
