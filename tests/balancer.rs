@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use common::TestLab;
 use leptos::server_fn::ServerFn;
-use pocketpay_lab::app::lab::{GetState, NewSandbox};
+use pocketpay_lab::app::lab::rpc::{GetState, NewSandbox};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use tokio::process::{Child, Command};
@@ -408,7 +408,7 @@ async fn day_upstreams(lb: &Balancer) -> Vec<String> {
 #[tokio::test]
 async fn a_class_and_its_students_live_on_one_server_behind_the_committed_nginx_config() {
     use pocketpay_lab::app::class::{ClassPage, ClassPush, CreateClass, JoinClass, ReportProgress};
-    use pocketpay_lab::app::lab::MirrorLink;
+    use pocketpay_lab::app::lab::rpc::MirrorLink;
     let env = [("LAB_NEW_SANDBOX_HEADER", HEADER)];
     let (a, b) = (
         TestLab::start_with(&env).await,

@@ -497,7 +497,7 @@ async fn a_lock_holds_the_students_switches_and_outlives_a_restart() {
 #[tokio::test]
 async fn a_mirror_shows_a_sandbox_and_its_phone_and_gives_no_control() {
     use leptos::server_fn::ServerFn;
-    use pocketpay_lab::app::lab::{MirrorLink, MirrorState, ShowPhone};
+    use pocketpay_lab::app::lab::rpc::{MirrorLink, MirrorState, ShowPhone};
     use pocketpay_lab::domain::phone_app::PhoneView;
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
@@ -846,7 +846,7 @@ async fn no_other_site_moves_a_class_through_any_server_function() {
         ClassWithdraw, CreateClass, FindHandOver, JoinClass, MyClasses, ReadClassSummary,
         ReportProgress, ShareQuiz, TakeClass,
     };
-    use pocketpay_lab::app::lab::{ChangeSafeguards, ClockControl, ResetSandbox};
+    use pocketpay_lab::app::lab::rpc::{ChangeSafeguards, ClockControl, ResetSandbox};
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;
     let class = sandboxes.classes().create(None).await.unwrap();
@@ -1027,7 +1027,7 @@ async fn a_server_functions_refusal_is_a_4xx_problem_its_page_still_reads() {
     use leptos::server_fn::ServerFn;
     use pocketpay_lab::app::class::{ClassPush, FindClass};
     use pocketpay_lab::app::error::FnError;
-    use pocketpay_lab::app::lab::{ChangeSafeguards, ClockControl, GetState};
+    use pocketpay_lab::app::lab::rpc::{ChangeSafeguards, ClockControl, GetState};
     use pocketpay_lab::domain::class::Push;
     let dir = tempfile::tempdir().unwrap();
     let sandboxes = lab(dir.path(), Config::default()).await;

@@ -192,10 +192,9 @@ fn every_id_the_reference_names_is_in_the_code() {
 #[test]
 fn the_presets_table_says_what_each_preset_sets() {
     use pocketpay_lab::domain::scenario::{preset, Variant, SCENARIOS};
-    let reference = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md"),
-    )
-    .unwrap();
+    let reference =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md"))
+            .unwrap();
     let json = |v: serde_json::Value| match v.as_object().map(|o| o.is_empty()) {
         Some(true) => "—".to_owned(),
         _ => format!("`{v}`"),

@@ -9,7 +9,7 @@ use crate::app::error::FnError;
 use crate::domain::run::Rerun;
 
 #[cfg(feature = "hydrate")]
-use crate::app::lab::import_run;
+use crate::app::lab::rpc::import_run;
 #[cfg(feature = "hydrate")]
 use crate::domain::run::Run;
 

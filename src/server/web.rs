@@ -55,7 +55,7 @@ pub fn app(leptos_options: LeptosOptions, sandboxes: Sandboxes) -> Router {
         .route("/lang", post(choose_language))
         .route("/strings/{file}", get(strings_file))
         // Server functions and pages find the sandboxes as a context of their own
-        // (`app::lab::sandboxes`), so the UI needs nothing of this module.
+        // (`app::lab::rpc::sandboxes`), so the UI needs nothing of this module.
         .leptos_routes_with_context(
             &state,
             routes,

@@ -40,7 +40,7 @@ pub struct ClassPageData {
 
 #[cfg(feature = "ssr")]
 fn classes() -> crate::server::classes::Classes {
-    crate::app::lab::sandboxes().classes().clone()
+    crate::app::lab::rpc::sandboxes().classes().clone()
 }
 
 #[cfg(feature = "ssr")]
@@ -64,7 +64,10 @@ async fn instructor(class: &str) -> Result<crate::domain::class::ClassCode, FnEr
 /// another site starts carries it), living as long as a sandbox.
 #[cfg(feature = "ssr")]
 fn give_key(class_id: &str, secret: &str) {
-    let max_age = crate::app::lab::sandboxes().config().sandbox_ttl.as_secs();
+    let max_age = crate::app::lab::rpc::sandboxes()
+        .config()
+        .sandbox_ttl
+        .as_secs();
     set_cookie(format!(
         "{}={secret}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict",
         crate::server::classes::secret_cookie(class_id),
@@ -86,7 +89,7 @@ fn set_cookie(value: String) {
 pub async fn create_class(name: Option<String>) -> Result<String, FnError> {
     let name = crate::domain::class::class_name(name.as_deref().unwrap_or_default())?;
     // Behind a balancer, the request's id leads the code, and so the class's route.
-    let lead = crate::app::lab::sandboxes()
+    let lead = crate::app::lab::rpc::sandboxes()
         .new_id(&request_headers())?
         .map(|id| id.as_bytes()[0]);
     let new = classes().create(lead).await?;
@@ -123,7 +126,7 @@ pub async fn class_page(class: String) -> Result<ClassPageData, FnError> {
     use crate::server::http::origin;
     let code = instructor(&class).await?;
     let join_url = format!("{}{}", origin(&request_headers()), code.join_path());
-    let view = crate::server::teach::view(&crate::app::lab::sandboxes(), &class, code).await?;
+    let view = crate::server::teach::view(&crate::app::lab::rpc::sandboxes(), &class, code).await?;
     Ok(ClassPageData {
         qr_svg: crate::server::classes::qr_svg(&join_url),
         join_url,
@@ -135,7 +138,7 @@ pub async fn class_page(class: String) -> Result<ClassPageData, FnError> {
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn class_push(class: String, push: Push) -> Result<PushReport, FnError> {
     instructor(&class).await?;
-    Ok(crate::server::teach::push(&crate::app::lab::sandboxes(), &class, push).await?)
+    Ok(crate::server::teach::push(&crate::app::lab::rpc::sandboxes(), &class, push).await?)
 }
 
 /// Takes a student off the class's roster (their sandbox stays theirs); only the class's
@@ -143,14 +146,14 @@ pub async fn class_push(class: String, push: Push) -> Result<PushReport, FnError
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn class_remove(class: String, sandbox: String) -> Result<(), FnError> {
     instructor(&class).await?;
-    Ok(crate::server::teach::remove(&crate::app::lab::sandboxes(), &class, &sandbox).await?)
+    Ok(crate::server::teach::remove(&crate::app::lab::rpc::sandboxes(), &class, &sandbox).await?)
 }
 
 /// A one-line message to every student's screen; only the class's instructor may.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn class_message(class: String, text: String) -> Result<PushReport, FnError> {
     instructor(&class).await?;
-    Ok(crate::server::teach::message(&crate::app::lab::sandboxes(), &class, &text).await?)
+    Ok(crate::server::teach::message(&crate::app::lab::rpc::sandboxes(), &class, &text).await?)
 }
 
 /// Gives a student's row another name; only the class's instructor may. Returns the name as
@@ -214,7 +217,7 @@ pub async fn take_class(token: String) -> Result<String, FnError> {
 pub async fn class_show(code: String) -> Result<crate::domain::class::ClassShow, FnError> {
     let code = crate::domain::class::ClassCode::parse(&code)?;
     let class = look_up(&code).await?;
-    let view = crate::server::teach::view(&crate::app::lab::sandboxes(), &class, code).await?;
+    let view = crate::server::teach::view(&crate::app::lab::rpc::sandboxes(), &class, code).await?;
     Ok(view.show())
 }
 
@@ -278,7 +281,7 @@ pub async fn find_class(code: String) -> Result<FoundClass, FnError> {
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn join_class(code: String, name: String) -> Result<String, FnError> {
     use crate::server::http::SANDBOX_COOKIE;
-    let sandboxes = crate::app::lab::sandboxes();
+    let sandboxes = crate::app::lab::rpc::sandboxes();
     let id = sandboxes.new_id(&request_headers())?;
     let sandbox = crate::server::teach::join(&sandboxes, id, &code, &name).await?;
     let max_age = sandboxes.config().sandbox_ttl.as_secs();
@@ -293,7 +296,7 @@ pub async fn join_class(code: String, name: String) -> Result<String, FnError> {
 /// the sandbox is in no class (the lab then stops reporting).
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn report_progress(sandbox: String, report: ChapterReport) -> Result<bool, FnError> {
-    Ok(crate::server::teach::report(&crate::app::lab::sandboxes(), &sandbox, &report).await?)
+    Ok(crate::server::teach::report(&crate::app::lab::rpc::sandboxes(), &sandbox, &report).await?)
 }
 
 /// The end of the class: what each student reached and shared; only the class's instructor.

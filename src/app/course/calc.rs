@@ -276,7 +276,7 @@ fn WindowCalc() -> impl IntoView {
 /// (`server::measure`), the same service as `POST /api/measure/drop-vs-delete`.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn measure_drop(m: crate::domain::calc::DropVsDelete) -> Result<DropReport, FnError> {
-    let sandboxes = crate::app::lab::sandboxes();
+    let sandboxes = crate::app::lab::rpc::sandboxes();
     crate::server::measure::drop_vs_delete(&sandboxes.config().data_dir, m)
         .await
         .map_err(|e| {

@@ -17,13 +17,15 @@ use crate::domain::day::{
 /// Starts the day at a scale, or answers the one running or run (`server::day`).
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn start_day(scale: crate::domain::day::Scale) -> Result<DayReport, FnError> {
-    Ok(crate::app::lab::sandboxes().days().start(scale.get())?)
+    Ok(crate::app::lab::rpc::sandboxes()
+        .days()
+        .start(scale.get())?)
 }
 
 /// The day at a scale as it stands, if it was ever started on this server.
 #[server(prefix = "/rpc", input = server_fn::codec::Json)]
 pub async fn read_day(scale: u32) -> Result<Option<DayReport>, FnError> {
-    Ok(crate::app::lab::sandboxes().days().get(scale))
+    Ok(crate::app::lab::rpc::sandboxes().days().get(scale))
 }
 
 /// How often the page asks how far a running day has got.

@@ -8,61 +8,16 @@
 use crate::tr;
 use leptos::prelude::*;
 
-use super::load_scenario;
+use super::context::{Focus, Looks};
+use super::rpc::load_scenario;
 use super::stream::LabStream;
 use crate::app::course::notes::RealWorld;
 use crate::app::course::progress::{self as memory, load_latch, save_latch};
 use crate::app::course::quiz::ChapterQuiz;
 use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_args, tr_id};
-use crate::domain::course::{self, Chapter, Load, Panel};
+use crate::domain::course::{self, Chapter, Load};
 use crate::domain::realworld::Place;
-
-/// The chapter that is open and whether every panel is shown anyway, shared with the lab's
-/// panels so each knows whether to stay in view.
-#[derive(Clone, Copy)]
-pub struct Focus {
-    pub chapter: Memo<Option<&'static Chapter>>,
-    pub show_all: RwSignal<bool>,
-}
-
-impl Focus {
-    /// Whether the panel folds away now: a chapter is open, does not use it, and the student
-    /// has not asked for everything.
-    pub fn hides(&self, panel: Panel) -> bool {
-        !self.show_all.get()
-            && self
-                .chapter
-                .get()
-                .is_some_and(|c| !c.panels.contains(&panel))
-    }
-}
-
-/// What the student opened or tapped last (a control's `data-testid`, a table, an event's
-/// kind), counted so the same thing looked at twice is news twice. The lab provides it; the
-/// damage meter, the inspector's tables and the timeline's marks tell it; a chapter takes a
-/// look as done only for the step that asks for it while that step is the current one
-/// (`course::Check::Looked`).
-#[derive(Clone, Copy)]
-pub struct Looks(RwSignal<(u32, String)>);
-
-impl Looks {
-    pub fn provide() {
-        provide_context(Looks(RwSignal::new((0, String::new()))));
-    }
-
-    /// The page's, taken where a component is made (an event handler has no context).
-    pub fn here() -> Option<Looks> {
-        use_context::<Looks>()
-    }
-
-    pub fn saw(&self, id: &str) {
-        self.0.update(|(n, last)| {
-            *n += 1;
-            id.clone_into(last);
-        });
-    }
-}
 
 #[component]
 pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) -> impl IntoView {
@@ -418,8 +373,8 @@ fn tick_steps(live: &LabStream, chapter: &'static Chapter, latch_key: &str, tick
     let live = live.clone();
     let latch_key = latch_key.to_owned();
     Effect::new(move |first: Option<()>| {
-        if let Some(Looks(look)) = looks {
-            let (n, id) = look.get();
+        if let Some(looks) = looks {
+            let (n, id) = looks.last();
             if n != last_look.get_value() {
                 last_look.set_value(n);
                 let from = from.get_untracked();

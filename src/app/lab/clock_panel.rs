@@ -4,7 +4,7 @@
 use crate::tr;
 use leptos::prelude::*;
 
-use super::clock_control;
+use super::rpc::clock_control;
 use super::stream::LabStream;
 use crate::app::error::{failed, FnError};
 use crate::app::format::{clock_text, speed_text};

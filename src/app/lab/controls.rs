@@ -4,8 +4,8 @@
 use crate::tr;
 use leptos::prelude::*;
 
+use super::rpc::{change_faults, change_safeguards};
 use super::stream::LabStream;
-use super::{change_faults, change_safeguards};
 use crate::app::error::FnError;
 use crate::app::i18n::{digits, tr_id};
 use crate::domain::fault::NumberFault;

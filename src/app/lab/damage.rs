@@ -31,7 +31,7 @@ pub fn DamageMeter(live: LabStream) -> impl IntoView {
     };
     // A chapter's "look at the meter" step is done by a tap on it, or by moving the keyboard
     // into it.
-    let looks = super::chapter::Looks::here();
+    let looks = super::context::Looks::here();
     let look = move || {
         if let Some(l) = looks {
             l.saw("damage-meter");

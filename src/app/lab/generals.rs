@@ -7,7 +7,7 @@
 use crate::tr;
 use leptos::prelude::*;
 
-use super::send_generals;
+use super::rpc::send_generals;
 use super::stream::LabStream;
 use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_args};

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use crate::tr;
 use leptos::prelude::*;
 
+use super::rpc::ROWS_PER_TABLE;
 use super::stream::{LabStream, View};
 use super::wide::open_when_wide;
-use super::ROWS_PER_TABLE;
 use crate::app::format::event_time_text;
 use crate::app::i18n::{digits, num, tr_args, tr_id};
 use crate::domain::transfer::{CLAIM_READ_SQL, CLAIM_SQL};
@@ -160,8 +160,8 @@ fn TableView(live: LabStream, name: String) -> impl IntoView {
     let short = name
         .split_once('.')
         .map_or(name.clone(), |(_, t)| t.to_owned());
-    // Opening a table is looking at it: a chapter's step may ask for that (`chapter::Looks`).
-    let looks = super::chapter::Looks::here();
+    // Opening a table is looking at it: a chapter's step may ask for that (`context::Looks`).
+    let looks = super::context::Looks::here();
     view! {
         <details
             class="table"

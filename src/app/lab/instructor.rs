@@ -8,9 +8,9 @@ use leptos::prelude::*;
 
 use super::clock_panel::ClockPanel;
 use super::controls::{apply_faults, ControlError, ErrorLine, FaultRange, Problem};
+use super::rpc::{load_scenario, mirror_link, new_sandbox, reset_sandbox};
 use super::stream::LabStream;
 use super::wide::open_when_wide;
-use super::{load_scenario, mirror_link, new_sandbox, reset_sandbox};
 use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, tr_args, tr_id};
 use crate::domain::class::pushable_presets;
@@ -372,7 +372,7 @@ fn ConsumerReplay(live: LabStream, error: ControlError) -> impl IntoView {
         let hold = live.hold();
         async move {
             let _hold = hold;
-            match super::replay_consumer(sandbox, body).await {
+            match super::rpc::replay_consumer(sandbox, body).await {
                 Ok(()) => {
                     error.0.set(None);
                     done.set(true);

@@ -11,7 +11,8 @@
 
 use leptos::prelude::*;
 
-use super::chapter::{ChapterPanel, Focus};
+use super::chapter::ChapterPanel;
+use super::context::Focus;
 use super::damage::DamageMeter;
 use super::generals::GeneralsPanel;
 use super::inspector::Inspector;
@@ -61,7 +62,7 @@ fn draw(panel: Later, live: LabStream) -> AnyView {
         Later::Natural => view! { <NaturalPanel live /> }.into_any(),
         Later::Generals => view! { <GeneralsPanel live /> }.into_any(),
         Later::Continue => view! { <crate::app::course::progress::ContinueCourse /> }.into_any(),
-        Later::KeyWait(face) => view! { <super::phone::KeyWait face live /> }.into_any(),
+        Later::KeyWait(face) => view! { <super::phone::key_wait::KeyWait face live /> }.into_any(),
     }
 }
 

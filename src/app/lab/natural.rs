@@ -5,7 +5,7 @@
 use crate::tr;
 use leptos::prelude::*;
 
-use super::send_natural;
+use super::rpc::send_natural;
 use super::stream::LabStream;
 use crate::app::error::{failed, FnError};
 use crate::app::i18n::{digits, num, taka, tr_args, tr_id};

@@ -5,7 +5,7 @@ use crate::tr;
 use leptos::prelude::*;
 
 use super::controls::{ControlError, ErrorLine, NetworkFaults};
-use super::crafted_attack;
+use super::rpc::crafted_attack;
 use super::stream::LabStream;
 use super::wide::open_when_wide;
 use crate::app::i18n::{digits, taka, tr_args, tr_id};

@@ -223,9 +223,9 @@ impl LabStream {
             loop {
                 let resets = this.resets.get_untracked();
                 let read = if this.readonly {
-                    super::mirror_state(this.sandbox()).await
+                    super::rpc::mirror_state(this.sandbox()).await
                 } else {
-                    super::get_state(this.sandbox()).await
+                    super::rpc::get_state(this.sandbox()).await
                 };
                 if let Ok(Some(state)) = read {
                     if this.resets.get_untracked() == resets {

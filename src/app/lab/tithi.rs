@@ -4,7 +4,7 @@
 use crate::tr;
 use leptos::prelude::*;
 
-use super::phone::AppTop;
+use super::phone::top::AppTop;
 use super::stream::LabStream;
 use crate::app::format::clock_text;
 use crate::app::i18n::taka;

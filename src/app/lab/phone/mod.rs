@@ -10,7 +10,9 @@
 //! browser storage (`storage.rs`) and to HTTP (`http.rs`).
 
 pub(super) mod http;
+pub(super) mod key_wait;
 mod storage;
+pub(super) mod top;
 
 use crate::tr;
 use leptos::prelude::*;
@@ -20,6 +22,7 @@ use crate::app::i18n::{digits, taka, tr_id};
 use crate::domain::phone::{AppSignal, SendLabel};
 use crate::domain::phone_app::{AppMemory, AppScreen, AppSwitches, PhoneView, Tap};
 use crate::domain::{Safeguard, SafeguardValue};
+use top::AppTop;
 
 /// The phone, its frame and the "close and reopen the app" control. Reopening drops the app
 /// with everything it held in memory (answers still on their way are lost to it) and starts
@@ -171,7 +174,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
         }
         let sandbox = sandbox.clone();
         leptos::task::spawn_local(async move {
-            let _ = super::show_phone(sandbox, view).await;
+            let _ = super::rpc::show_phone(sandbox, view).await;
         });
     });
     #[cfg(not(feature = "hydrate"))]
@@ -398,74 +401,6 @@ fn AppFace(
                 </span>
             </p>
         </div>
-    }
-}
-
-/// The top of the PocketPay app on either phone: its name and a balance.
-#[component]
-pub fn AppTop(
-    /// Message id of the balance's label.
-    label: &'static str,
-    testid: &'static str,
-    balance: Signal<i64>,
-) -> impl IntoView {
-    view! {
-        <header class="app-bar">
-            <span class="app-logo" aria-hidden="true">"৳"</span>
-            <span>{move || tr!("pocketpay")}</span>
-        </header>
-        <div class="app-balance">
-            <span class="label">{move || tr_id(label)}</span>
-            <strong data-testid=testid data-value=move || balance.get()>{move || taka(balance.get())}</strong>
-        </div>
-    }
-}
-
-/// While the same key keeps answering "still being processed" (409), why, and until when: the
-/// key's row is IN_PROGRESS since its claim; with stuck-key recovery on, the recovery job frees
-/// it 60 s after the claim (`domain::safeguard::stuck_freed_at`), read against the sandbox's
-/// own clock; with it off, nothing will, until the key's window ends.
-#[component]
-pub(super) fn KeyWait(face: Signal<PhoneView>, live: LabStream) -> impl IntoView {
-    let (state, clock) = (live.state, live.clock);
-    let wait = move || {
-        if !face.with(|f| f.screen == AppScreen::InProgress) {
-            return None;
-        }
-        let key = face.with(|f| f.key.clone())?;
-        let (claimed, recovery) = state.with(|s| {
-            let claimed = s
-                .tables
-                .get("payments.idempotency_keys")?
-                .iter()
-                .filter(|r| r["idem_key"] == key.as_str() && r["status"] == "IN_PROGRESS")
-                .filter_map(|r| r["created_ms"].as_i64())
-                .max()?;
-            let on = matches!(
-                s.safeguards.get(Safeguard::StuckRecovery),
-                SafeguardValue::On(true)
-            );
-            Some((claimed, on))
-        })?;
-        let now = clock.with(|c| c.now_ms);
-        Some(if recovery {
-            let free = crate::domain::safeguard::stuck_freed_at(claimed);
-            let left = ((free - now).max(0) + 999) / 1000;
-            (
-                true,
-                tr!("phone-wait-recovery", {
-                    "at" => crate::app::format::clock_text(free),
-                    "s" => digits(&left.to_string())
-                }),
-            )
-        } else {
-            (false, tr!("phone-wait-stuck"))
-        })
-    };
-    move || {
-        wait().map(|(recovery, text)| view! {
-            <p class="lab-note" data-testid="key-wait" data-recovery=recovery.to_string()>{text}</p>
-        })
     }
 }
 

@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use crate::tr;
 use leptos::prelude::*;
 
-use super::state_at;
+use super::rpc::state_at;
 use super::stream::{LabStream, View};
 use crate::app::i18n::{digits, num, tr_id};
 use crate::domain::{Layer, Outcome};
@@ -65,7 +65,7 @@ pub fn Timeline(live: LabStream) -> impl IntoView {
     let opened = RwSignal::new(HashSet::<i64>::new());
     // A reset (or a preset load) starts a new timeline: nothing of the old one stays selected,
     // so nothing of the new one is dimmed around it.
-    let looks = super::chapter::Looks::here();
+    let looks = super::context::Looks::here();
     let resets = live.resets;
     Effect::watch(
         move || resets.get(),

@@ -42,7 +42,7 @@ pub fn Row(
     selected: RwSignal<Option<i64>>,
     chain: Memo<HashSet<i64>>,
     rewound_to: Memo<Option<i64>>,
-    looks: Option<crate::app::lab::chapter::Looks>,
+    looks: Option<crate::app::lab::context::Looks>,
 ) -> impl IntoView {
     let id = event.id;
     let kind = event.kind.id();

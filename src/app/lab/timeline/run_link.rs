@@ -5,7 +5,7 @@ use crate::tr;
 use leptos::prelude::*;
 
 use crate::app::error::FnError;
-use crate::app::lab::export_run;
+use crate::app::lab::rpc::export_run;
 use crate::app::lab::stream::LabStream;
 
 /// A link that replays this run (seed and timed inputs) into a new sandbox elsewhere.

@@ -6,7 +6,7 @@ use crate::tr;
 use leptos::prelude::*;
 
 #[cfg(feature = "hydrate")]
-use crate::app::lab::clock_control;
+use crate::app::lab::rpc::clock_control;
 use crate::app::lab::stream::LabStream;
 #[cfg(feature = "hydrate")]
 use crate::domain::{ClockCommand, ClockMode};
