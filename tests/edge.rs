@@ -1954,3 +1954,48 @@ async fn every_page_carries_a_description_in_its_language() {
         }
     }
 }
+
+/// A page in Bangla asks for its font with its HTML, so nothing moves when the font comes; the
+/// lab does not (its font comes once Send works), nor does a page in English.
+#[tokio::test]
+async fn the_bangla_font_comes_with_every_page_but_the_lab() {
+    let edge = Edge::start().await;
+    let page = |path: &'static str| {
+        Request::get(path)
+            .header("host", HOST)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let preload = r#"<link rel="preload" as="font" type="font/woff2" crossorigin="anonymous" href="/fonts/noto-sans-bengali-bengali-400-normal.woff2">"#;
+    for path in ["/?lang=bn", "/glossary?lang=bn", "/quiz?lang=bn"] {
+        let html = String::from_utf8(edge.send(page(path)).await.body.to_vec()).unwrap();
+        assert!(html.contains(preload), "{path}");
+        assert!(!html.contains("data-late-font"), "{path}");
+    }
+    let html = String::from_utf8(edge.send(page("/quiz?lang=en")).await.body.to_vec()).unwrap();
+    assert!(!html.contains(preload), "an English page");
+    let lab = edge.send(page("/lab?lang=bn")).await;
+    let to = lab.headers["location"].to_str().unwrap().to_owned();
+    let cookie = lab.headers["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let html = String::from_utf8(
+        edge.send(
+            Request::get(to.as_str())
+                .header("host", HOST)
+                .header("cookie", cookie)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .body
+        .to_vec(),
+    )
+    .unwrap();
+    assert!(html.contains("data-late-font"), "{html:.300}");
+    assert!(!html.contains(preload));
+}

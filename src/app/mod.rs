@@ -54,6 +54,20 @@ pub fn description_id(path: &str) -> &'static str {
     }
 }
 
+/// The Bangla web font's files (style/main.css), regular and bold.
+const FONTS: [&str; 2] = [
+    "/fonts/noto-sans-bengali-bengali-400-normal.woff2",
+    "/fonts/noto-sans-bengali-bengali-700-normal.woff2",
+];
+
+/// Whether the page at `path` fetches the Bangla font only once its code works: the lab and
+/// its mirror, where the font must not hold up Send on a slow phone (BENCHMARKS.md, "A
+/// phone's first visit"). Every other page asks for the font with its HTML.
+#[cfg(feature = "ssr")]
+pub fn late_font(path: &str) -> bool {
+    path.starts_with("/lab") || path.starts_with("/watch/")
+}
+
 /// The HTML document around the app, rendered on the server. A page of [`SERVER_ONLY`] is sent
 /// without the hydration scripts and with `data-send-ready` and `data-hydrated` already on
 /// `<html>`: it can be used as it arrives ([`ready`]).
@@ -68,17 +82,30 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
         .map(|parts| parts.uri.path().to_owned())
         .unwrap_or_default();
     #[cfg(feature = "ssr")]
-    let (still, description) = (server_only(&path), i18n::tr_in(lang, description_id(&path)));
+    let (still, description, late) = (
+        server_only(&path),
+        i18n::tr_in(lang, description_id(&path)),
+        late_font(&path),
+    );
     #[cfg(not(feature = "ssr"))]
-    let (still, description) = (false, String::new());
+    let (still, description, late) = (false, String::new(), false);
+    // The Bangla font, both weights, asked for with the page so that it is there when the text
+    // is first laid out and nothing moves when it arrives; on the lab it comes after the code
+    // instead, so as not to hold up Send (style/main.css, `data-late-font`).
+    let fonts = (lang == i18n::Lang::Bn && !late).then(|| {
+        FONTS
+            .map(|href| view! { <link rel="preload" r#as="font" r#type="font/woff2" crossorigin="anonymous" href=href /> })
+            .collect_view()
+    });
     let ready = still.then_some("");
     view! {
         <!DOCTYPE html>
-        <html lang=lang.id() data-send-ready=ready data-hydrated=ready>
+        <html lang=lang.id() data-send-ready=ready data-hydrated=ready data-late-font=late.then_some("")>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name="description" content=description />
+                {fonts}
                 // The page's language's sentences, which the browser needs before it hydrates:
                 // fetched beside the wasm, not after it (app/i18n.rs).
                 {(!still).then(|| view! {
