@@ -20,7 +20,7 @@ pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.1; done
 mkdir -p "$here/reports"
-printf '%-10s %5s %7s %7s %6s %8s  %s\n' page perf LCP TBT CLS KB "LCP element"
+printf '%-10s %5s %7s %7s %6s %8s\n' page perf LCP TBT CLS KB
 for page in "${pages[@]}"; do
   name="$(echo "${page#/}" | tr '/' '-')"; name="${name:-home}"
   out="$here/reports/$name.json"
@@ -30,11 +30,10 @@ for page in "${pages[@]}"; do
   node -e '
     const r = require(process.argv[1]);
     const a = r.audits, n = (id) => a[id].numericValue;
-    const el = a["largest-contentful-paint-element"]?.details?.items?.[0]?.items?.[0]?.node?.selector ?? "";
     console.log([process.argv[2].padEnd(10), r.categories.performance.score.toFixed(2).padStart(5),
       ((n("largest-contentful-paint") / 1000).toFixed(1) + " s").padStart(7),
       (Math.round(n("total-blocking-time")) + " ms").padStart(7),
       n("cumulative-layout-shift").toFixed(3).padStart(6),
-      Math.round(n("total-byte-weight") / 1024).toString().padStart(8), " " + el].join(" "));
+      Math.round(n("total-byte-weight") / 1024).toString().padStart(8)].join(" "));
   ' "$out" "$page"
 done
