@@ -89,7 +89,7 @@ pub struct Pipeline {
     /// Next sequence number per (producer, epoch, topic, partition): a new epoch starts at 0.
     sequences: HashMap<(i64, i64, String, i64), i64>,
     /// Each topic's partition count, read once: a topic's partitions never change after the
-    /// broker's store is seeded (`store.rs`), and a poll or a publish would otherwise ask again.
+    /// broker's store is seeded (`store/mod.rs`), and a poll or a publish would otherwise ask again.
     partitions: HashMap<String, i64>,
 }
 

@@ -14,25 +14,37 @@
 //! connection instead of borrowing one from a pool for every statement also saves the pool's
 //! hand-over, which costs a round trip to SQLite's thread each time (ARCHITECTURE.md, "Sandboxes
 //! and their stores").
+//!
+//! Its parts: the rows changed since a screen last read them (`changes.rs`), the online copy of
+//! a store for rewind (`backup.rs`) and the inspector's reads of every table (`dump.rs`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use libsqlite3_sys as ffi;
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqliteRow,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode,
     SqliteSynchronous, SqliteTransactionManager,
 };
-use sqlx::{Column, ConnectOptions, Connection, Row, TransactionManager, TypeInfo, ValueRef};
+use sqlx::{ConnectOptions, Connection, TransactionManager};
 use tokio::sync::{Mutex, MutexGuard};
 
 use crate::domain::clock::DAY_MS;
 use crate::domain::state::{SHIMUL_OPENING, TITHI_OPENING};
+
+mod backup;
+mod changes;
+mod dump;
+
+pub use backup::copy_into;
+use changes::note_changes;
+pub use changes::Changes;
+use dump::quote_ident;
+pub use dump::Snapshot;
 
 /// How long opening a store waits for another connection's lock before giving up (a sandbox's
 /// folder is only ever opened by one process, so this waits only for a closing one).
@@ -153,63 +165,6 @@ struct Inner {
     changes: Arc<std::sync::Mutex<Changes>>,
 }
 
-/// The rows changed in a sandbox's stores, by store, table and rowid: what a screen's copy of
-/// the state must read again (`sandbox/snapshot.rs`). A change later rolled back is still
-/// noted, which costs a row read again and nothing more; a change SQLite makes without telling
-/// the hook (a `DELETE` of a whole table, which [`Stores::reset_services`] runs) marks
-/// everything changed, as does a list past [`MAX_CHANGES`].
-#[derive(Debug, Default)]
-pub struct Changes {
-    pub rows: BTreeMap<StoreName, BTreeMap<String, BTreeSet<i64>>>,
-    /// Too much, or something unlisted, changed: read everything.
-    pub everything: bool,
-    count: usize,
-}
-
-impl Changes {
-    fn note(&mut self, store: StoreName, table: &str, rowid: i64) {
-        if self.everything {
-            return;
-        }
-        if self.count >= MAX_CHANGES {
-            self.give_up();
-            return;
-        }
-        let tables = self.rows.entry(store).or_default();
-        let ids = match tables.get_mut(table) {
-            Some(ids) => ids,
-            None => tables.entry(table.to_owned()).or_default(),
-        };
-        self.count += usize::from(ids.insert(rowid));
-    }
-
-    pub fn is_empty(&self) -> bool {
-        !self.everything && self.rows.is_empty()
-    }
-
-    /// Stops listing rows: everything is to be read again.
-    fn give_up(&mut self) {
-        self.everything = true;
-        self.rows.clear();
-        self.count = 0;
-    }
-}
-
-/// Notes every row change of `conn` (store `name`) in `changes`.
-async fn note_changes(
-    conn: &mut SqliteConnection,
-    name: StoreName,
-    changes: &Arc<std::sync::Mutex<Changes>>,
-) -> Result<(), sqlx::Error> {
-    let changes = Arc::clone(changes);
-    conn.lock_handle().await?.set_update_hook(move |change| {
-        if let Ok(mut c) = changes.lock() {
-            c.note(name, change.table, change.rowid);
-        }
-    });
-    Ok(())
-}
-
 /// One store's connection, if open, and when it was last handed out.
 struct Slot {
     conn: Option<SqliteConnection>,
@@ -290,73 +245,6 @@ pub fn connect_options(file: &Path) -> Result<SqliteConnectOptions, sqlx::Error>
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(BUSY_TIMEOUT)
         .foreign_keys(true))
-}
-
-/// Copies the store `conn` is open on into a new file `to`, page by page: SQLite's online backup,
-/// run between two statements, so the copy is the store as the last commit left it. A rewind
-/// checkpoint's copy and a rewind's copy of the lab store (sandbox/checkpoint.rs): about a fifth
-/// of what `VACUUM INTO` takes, which rebuilds the file row by row and index by index
-/// (BENCHMARKS.md, "Rewind"). The copy is written without a journal and not synced: it lives no
-/// longer than the loaded sandbox, and a crash drops it anyway.
-pub async fn copy_into(conn: &mut SqliteConnection, to: &Path) -> Result<(), sqlx::Error> {
-    let path = std::ffi::CString::new(to.as_os_str().as_encoded_bytes())
-        .map_err(|e| sqlx::Error::Io(std::io::Error::other(e)))?;
-    let mut handle = conn.lock_handle().await?;
-    // SAFETY: the handle is locked, so sqlx's thread makes no call on this connection until it is
-    // dropped; the copy runs to its end before then, and opens and closes its own destination.
-    unsafe { backup(handle.as_raw_handle().as_ptr(), &path) }
-        .map_err(|e| sqlx::Error::Io(std::io::Error::other(format!("{}: {e}", to.display()))))
-}
-
-/// The online backup of `src`'s main database into a new database file at `path`.
-///
-/// # Safety
-/// `src` is an open connection no other thread uses for the time of the call.
-unsafe fn backup(src: *mut ffi::sqlite3, path: &std::ffi::CStr) -> Result<(), String> {
-    let message = |db: *mut ffi::sqlite3, rc: i32| -> String {
-        let text = if db.is_null() {
-            ffi::sqlite3_errstr(rc)
-        } else {
-            ffi::sqlite3_errmsg(db)
-        };
-        std::ffi::CStr::from_ptr(text)
-            .to_string_lossy()
-            .into_owned()
-    };
-    let mut dest = std::ptr::null_mut();
-    let flags = ffi::SQLITE_OPEN_READWRITE | ffi::SQLITE_OPEN_CREATE;
-    let rc = ffi::sqlite3_open_v2(path.as_ptr(), &mut dest, flags, std::ptr::null());
-    let outcome = if rc != ffi::SQLITE_OK {
-        Err(message(dest, rc))
-    } else {
-        let pragmas = c"PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF";
-        let rc = ffi::sqlite3_exec(
-            dest,
-            pragmas.as_ptr(),
-            None,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        );
-        if rc != ffi::SQLITE_OK {
-            Err(message(dest, rc))
-        } else {
-            let copy = ffi::sqlite3_backup_init(dest, c"main".as_ptr(), src, c"main".as_ptr());
-            if copy.is_null() {
-                Err(message(dest, ffi::sqlite3_errcode(dest)))
-            } else {
-                let step = ffi::sqlite3_backup_step(copy, -1);
-                let finish = ffi::sqlite3_backup_finish(copy);
-                match (step, finish) {
-                    (ffi::SQLITE_DONE, ffi::SQLITE_OK) => Ok(()),
-                    (ffi::SQLITE_DONE, rc) => Err(message(dest, rc)),
-                    (rc, _) => Err(message(std::ptr::null_mut(), rc)),
-                }
-            }
-        }
-    };
-    // Closed whatever happened (a failed open still hands back a handle to close).
-    ffi::sqlite3_close(dest);
-    outcome
 }
 
 impl Stores {
@@ -484,124 +372,6 @@ impl Stores {
         Ok(())
     }
 
-    /// The rows changed since the last call, and from now on none.
-    pub fn take_changes(&self) -> Changes {
-        self.inner
-            .changes
-            .lock()
-            .map(|mut c| std::mem::take(&mut *c))
-            .unwrap_or_default()
-    }
-
-    /// Whether any row changed since [`Stores::take_changes`] last took them.
-    pub fn changed(&self) -> bool {
-        self.inner.changes.lock().is_ok_and(|c| !c.is_empty())
-    }
-
-    /// Notes a change the update hook does not see: everything is to be read again.
-    pub fn changed_everything(&self) {
-        if let Ok(mut c) = self.inner.changes.lock() {
-            c.give_up();
-        }
-    }
-
-    /// The user tables of a store, in creation order.
-    pub async fn table_names(&self, name: StoreName) -> Result<Vec<String>, sqlx::Error> {
-        sqlx::query_scalar(
-            "SELECT name FROM sqlite_master
-             WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_sqlx_migrations'
-             ORDER BY rowid",
-        )
-        .fetch_all(&mut *self.conn(name).await?)
-        .await
-    }
-
-    /// Every table of every store as JSON rows, keyed `store.table`: the inspector's view. Each
-    /// table carries at most `rows` rows, the newest, and their rowids in the same order
-    /// ([`SNAPSHOT_ROWS`] for the API).
-    pub async fn snapshot(&self, rows: i64) -> Result<Snapshot, sqlx::Error> {
-        let mut out = Snapshot::default();
-        for name in StoreName::ALL {
-            for table in self.table_names(name).await? {
-                let key = format!("{}.{}", name.id(), table);
-                let (ids, found): (Vec<i64>, Vec<serde_json::Value>) = self
-                    .newest_rows(name, &table, rows)
-                    .await?
-                    .into_iter()
-                    .unzip();
-                out.rowids.insert(key.clone(), ids.into());
-                out.tables.insert(key, found);
-            }
-        }
-        Ok(out)
-    }
-
-    /// The newest `rows` rows of one table with their rowids, oldest first.
-    pub async fn newest_rows(
-        &self,
-        name: StoreName,
-        table: &str,
-        rows: i64,
-    ) -> Result<Vec<(i64, serde_json::Value)>, sqlx::Error> {
-        let sql = format!(
-            "SELECT * FROM (SELECT rowid AS _rowid, * FROM {t} ORDER BY rowid DESC LIMIT ?1)
-             ORDER BY _rowid",
-            t = quote_ident(table)
-        );
-        self.rows_with_ids(name, sqlx::query(&sql).bind(rows)).await
-    }
-
-    /// The rowids of `table`'s newest `rows` rows, oldest first.
-    pub async fn newest_rowids(
-        &self,
-        name: StoreName,
-        table: &str,
-        rows: i64,
-    ) -> Result<Vec<i64>, sqlx::Error> {
-        let sql = format!(
-            "SELECT rowid FROM {t} ORDER BY rowid DESC LIMIT ?1",
-            t = quote_ident(table)
-        );
-        let mut ids: Vec<i64> = sqlx::query_scalar(&sql)
-            .bind(rows)
-            .fetch_all(&mut *self.conn(name).await?)
-            .await?;
-        ids.reverse();
-        Ok(ids)
-    }
-
-    /// The rows of `table` with these rowids (sorted), oldest first, as they are now.
-    pub async fn rows_by_id(
-        &self,
-        name: StoreName,
-        table: &str,
-        ids: &[i64],
-    ) -> Result<Vec<(i64, serde_json::Value)>, sqlx::Error> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-        let sql = format!(
-            "SELECT rowid AS _rowid, * FROM {t} WHERE rowid IN ({list}) ORDER BY rowid",
-            t = quote_ident(table)
-        );
-        self.rows_with_ids(name, sqlx::query(&sql)).await
-    }
-
-    /// The rows a query selects (its first column `_rowid`), each with its rowid.
-    async fn rows_with_ids<'q>(
-        &self,
-        name: StoreName,
-        query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
-    ) -> Result<Vec<(i64, serde_json::Value)>, sqlx::Error> {
-        Ok(query
-            .fetch_all(&mut *self.conn(name).await?)
-            .await?
-            .iter()
-            .map(|r| (r.get::<i64, _>("_rowid"), row_to_json(r)))
-            .collect())
-    }
-
     /// Closes every store, waiting for statements under way to finish; nothing opens them
     /// again through these `Stores` (or their clones).
     pub async fn close(&self) {
@@ -613,51 +383,6 @@ impl Stores {
             }
         }
     }
-}
-
-/// Every table's newest rows as JSON, and their rowids in the same order, keyed `store.table`.
-#[derive(Debug, Default)]
-pub struct Snapshot {
-    pub tables: BTreeMap<String, Vec<serde_json::Value>>,
-    /// `{"store.table": [rowid, …]}`.
-    pub rowids: serde_json::Map<String, serde_json::Value>,
-}
-
-/// Quotes an identifier read from `sqlite_master` (never user input) for use in SQL text.
-fn quote_ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-/// A row as a JSON object, each value by its stored SQLite type; the helper `_rowid` is dropped.
-fn row_to_json(row: &SqliteRow) -> serde_json::Value {
-    let mut object = serde_json::Map::new();
-    for (i, column) in row.columns().iter().enumerate() {
-        if column.name() == "_rowid" {
-            continue;
-        }
-        let value = match row.try_get_raw(i) {
-            Ok(raw) if !raw.is_null() => match raw.type_info().name() {
-                "INTEGER" => row.try_get::<i64, _>(i).map(Into::into).ok(),
-                "REAL" => row.try_get::<f64, _>(i).map(Into::into).ok(),
-                "TEXT" => row.try_get::<String, _>(i).map(Into::into).ok(),
-                _ => row
-                    .try_get::<Vec<u8>, _>(i)
-                    .map(|b| {
-                        b.iter()
-                            .map(|x| format!("{x:02x}"))
-                            .collect::<String>()
-                            .into()
-                    })
-                    .ok(),
-            },
-            _ => None,
-        };
-        object.insert(
-            column.name().to_owned(),
-            value.unwrap_or(serde_json::Value::Null),
-        );
-    }
-    serde_json::Value::Object(object)
 }
 
 #[cfg(test)]
