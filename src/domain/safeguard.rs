@@ -313,17 +313,6 @@ impl Safeguards {
 }
 
 impl SafeguardsPatch {
-    /// Every switch on or every switch off (the windows as they are).
-    pub fn every_switch(on: bool) -> SafeguardsPatch {
-        let mut patch = SafeguardsPatch::default();
-        for s in Safeguard::ALL {
-            if let Some(slot) = patch.switch(s) {
-                *slot = Some(on);
-            }
-        }
-        patch
-    }
-
     /// Each of these switches off (windows have no off, and are left out).
     pub fn off(guards: &[Safeguard]) -> SafeguardsPatch {
         let mut patch = SafeguardsPatch::default();

@@ -172,11 +172,7 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
         ),
         // Every fault at once.
         12 => (
-            if variant == Variant::Guarded {
-                SafeguardsPatch::default()
-            } else {
-                SafeguardsPatch::every_switch(false)
-            },
+            off(&Safeguard::ALL),
             json!({"request_loss_pct": 30, "response_loss_pct": 30, "auto_retries": 2,
                    "lb_retry": true, "crash": {
                        "api_after_claim": "once", "api_after_commit": "once",

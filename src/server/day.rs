@@ -204,7 +204,7 @@ async fn run_once(
     scratch.keep(sandbox.clone());
     if guards == DayGuards::Off {
         sandbox
-            .set_safeguards(SafeguardsPatch::every_switch(false))
+            .set_safeguards(SafeguardsPatch::off(&crate::domain::Safeguard::ALL))
             .await?;
     }
     sandbox
