@@ -1,5 +1,6 @@
 //! The app's own tests, in one binary: the HTTP contract (`api`), the payment API's guards
-//! (`payments`), the event pipeline (`pipeline`) and the twelve presets (`scenarios`), each
+//! (`payments`), the event pipeline (`pipeline`), the twelve presets (`scenarios`) and the golden
+//! runs every event log is held to (`golden`), each
 //! against the app served from this process (`TestLab::in_process`: the router `main.rs`
 //! serves, over a lab on a temporary folder). A test starts a server process only where the
 //! process is the point (`api::a_sandbox_survives_a_restart`); the ones that crash, kill or run
@@ -10,6 +11,7 @@
 mod common;
 
 mod api;
+mod golden;
 mod payments;
 mod pipeline;
 mod scenarios;
