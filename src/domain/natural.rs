@@ -86,7 +86,8 @@ fn the_chapters_copies() -> Times {
 }
 
 /// What one copy did to the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Effect {
     /// The first write: the value is now what was wished.
     Changed,

@@ -10,14 +10,13 @@
 
 use std::collections::HashMap;
 
-use serde_json::json;
 use tokio::sync::oneshot;
 
 use super::calls::{ApiReply, ApiStep, Attempt, Draw, Fate, Req};
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
-use crate::domain::event::Facts;
-use crate::domain::{EventKind, Layer, Outcome, ProblemKind};
+use crate::domain::event::{self as ev, Details};
+use crate::domain::{Layer, Outcome, ProblemKind};
 
 /// API instances behind the load balancer.
 pub const INSTANCES: u32 = 2;
@@ -176,11 +175,15 @@ fn send(world: &mut LabWorld, call: u64, req: Req, cx: &mut Cx<'_, Step>) {
     let key = Some(req.key.to_string());
     cx.record(
         Layer::App,
-        EventKind::RequestSent,
         key.clone(),
         Outcome::Ok,
-        json!({"call": call, "user": req.user, "to": req.body.to, "amount": req.body.amount,
-               "intent": req.intent}),
+        Details::RequestSent(ev::RequestSent {
+            call,
+            user: req.user.clone(),
+            to: req.body.to.clone(),
+            amount: req.body.amount,
+            intent: req.intent.clone(),
+        }),
     );
     let timeout = world.faults.phone_timeout_ms.get();
     cx.schedule_in(
@@ -194,10 +197,9 @@ fn send(world: &mut LabWorld, call: u64, req: Req, cx: &mut Cx<'_, Step>) {
     if lost(world.faults.request_loss_pct.get(), fate, cx) {
         cx.record(
             Layer::Network,
-            EventKind::RequestLost,
             key,
             Outcome::Lost,
-            json!({"call": call}),
+            Details::RequestLost(ev::Call { call }),
         );
         // Nothing reached the load balancer, so it will never answer.
         if let Some(c) = world.net.calls.get_mut(&call) {
@@ -221,10 +223,13 @@ fn lb_timeout(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut 
     if attempt < INSTANCES {
         cx.record(
             Layer::LoadBalancer,
-            EventKind::LbRetried,
             Some(req.key.to_string()),
             Outcome::Ok,
-            json!({"call": call, "attempt": attempt + 1, "after_ms": LB_UPSTREAM_TIMEOUT_MS}),
+            Details::LbRetried(ev::LbRetried {
+                call,
+                attempt: attempt + 1,
+                after_ms: LB_UPSTREAM_TIMEOUT_MS,
+            }),
         );
         route(world, call, attempt + 1, req, cx);
     } else {
@@ -235,10 +240,12 @@ fn lb_timeout(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut 
         );
         cx.record(
             Layer::LoadBalancer,
-            EventKind::LbGaveUp,
             Some(req.key.to_string()),
             Outcome::Unknown,
-            json!({"call": call, "attempts": attempt}),
+            Details::LbGaveUp(ev::LbGaveUp {
+                call,
+                attempts: attempt,
+            }),
         );
         if let Some(c) = world.net.calls.get_mut(&call) {
             c.lb_done = true;
@@ -265,10 +272,13 @@ fn lb_answer(
     let Some(c) = waiting else {
         cx.record(
             Layer::LoadBalancer,
-            EventKind::LbLateAnswerDropped,
             Some(key),
             Outcome::Lost,
-            Facts::answered(reply.status).with(json!({"call": call, "attempt": attempt})),
+            Details::LbLateAnswerDropped(ev::LbLateAnswerDropped {
+                call,
+                attempt,
+                status: reply.status,
+            }),
         );
         return;
     };
@@ -283,20 +293,24 @@ fn deliver(world: &mut LabWorld, call: u64, key: String, reply: ApiReply, cx: &m
         Some(tx) => {
             cx.record(
                 Layer::Network,
-                EventKind::ResponseDelivered,
                 Some(key),
                 Outcome::Ok,
-                Facts::answered(reply.status)
-                    .with(json!({"call": call, "replayed": reply.replayed})),
+                Details::ResponseDelivered(ev::ResponseDelivered {
+                    call,
+                    replayed: reply.replayed,
+                    status: reply.status,
+                }),
             );
             let _ = tx.send(reply);
         }
         None => cx.record(
             Layer::Network,
-            EventKind::ResponseTooLate,
             Some(key),
             Outcome::Lost,
-            Facts::answered(reply.status).with(json!({"call": call})),
+            Details::ResponseTooLate(ev::Answered {
+                call,
+                status: reply.status,
+            }),
         ),
     }
     world.net.settle(call);
@@ -307,10 +321,12 @@ fn caller_timeout(world: &mut LabWorld, call: u64, key: String, cx: &mut Cx<'_, 
     if let Some(tx) = world.net.calls.get_mut(&call).and_then(|c| c.reply.take()) {
         cx.record(
             Layer::App,
-            EventKind::CallerTimedOut,
             Some(key),
             Outcome::Unknown,
-            json!({"call": call, "after_ms": world.faults.phone_timeout_ms.get()}),
+            Details::CallerTimedOut(ev::CallerTimedOut {
+                call,
+                after_ms: world.faults.phone_timeout_ms.get(),
+            }),
         );
         let _ = tx.send(ApiReply::no_response(
             "no answer came back in time: the transfer may or may not have happened",
@@ -339,10 +355,9 @@ fn route(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut Cx<'_
     if attempt == 1 {
         cx.record(
             Layer::LoadBalancer,
-            EventKind::LbRouted,
             Some(req.key.to_string()),
             Outcome::Ok,
-            json!({"call": call, "instance": instance}),
+            Details::LbRouted(ev::LbRouted { call, instance }),
         );
     }
     if world.faults.lb_retry {
@@ -377,10 +392,12 @@ fn respond(world: &mut LabWorld, call: u64, key: String, reply: ApiReply, cx: &m
     if lost(world.faults.response_loss_pct.get(), fate, cx) {
         cx.record(
             Layer::Network,
-            EventKind::ResponseLost,
             Some(key),
             Outcome::Lost,
-            Facts::answered(reply.status).with(json!({"call": call})),
+            Details::ResponseLost(ev::Answered {
+                call,
+                status: reply.status,
+            }),
         );
         world.net.settle(call);
     } else {

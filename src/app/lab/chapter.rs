@@ -336,7 +336,7 @@ fn last_reset(live: &LabStream) -> Option<i64> {
     live.events.with(|e| {
         e.iter()
             .rev()
-            .find(|e| e.kind == crate::domain::EventKind::SandboxReset)
+            .find(|e| e.kind() == crate::domain::EventKind::SandboxReset)
             .map(|e| e.id)
     })
 }
@@ -528,11 +528,13 @@ struct Presses {
 /// A press as its chip says it, from the event the server recorded for it.
 fn press_label(e: &crate::domain::TimelineEvent) -> Option<(&'static str, String)> {
     use crate::domain::EventKind as K;
-    Some(match e.kind {
+    Some(match e.kind() {
         K::Tapped => ("send", tr!("press-send")),
         K::ClockJumped => {
-            let ms = e.details["to_ms"].as_i64().unwrap_or(0)
-                - e.details["from_ms"].as_i64().unwrap_or(0);
+            let ms = match &e.details {
+                crate::domain::Details::ClockJumped(d) => d.to_ms - d.from_ms,
+                _ => 0,
+            };
             let hours = (ms as f64 / 3.6e6 * 10.0).round() / 10.0;
             (
                 "jump",
@@ -555,7 +557,7 @@ fn PressList(presses: Presses) -> impl IntoView {
         presses.events.with(|events| {
             let start = events
                 .iter()
-                .rposition(|e| e.kind == crate::domain::EventKind::SandboxReset)
+                .rposition(|e| e.kind() == crate::domain::EventKind::SandboxReset)
                 .unwrap_or(0);
             events[start..]
                 .iter()

@@ -1,8 +1,6 @@
 //! Publishing: the API's own publish (the dual write, outbox off), and the relay that sends
 //! unsent outbox rows, each through an idempotent producer.
 
-use serde_json::json;
-
 use super::*;
 
 /// One record to publish: its key, its value and the event it carries (the timeline's
@@ -74,21 +72,29 @@ pub async fn publish_batch(
     for ((r, o), a) in records.iter().zip(&outgoing).zip(&appended) {
         cx.record(
             Layer::Broker,
-            EventKind::RecordAppended,
             Some(r.correlation.to_owned()),
             Outcome::Ok,
-            json!({"topic": topic, "partition": a.partition, "offset": a.offset,
-                   "producer": producer.id, "sequence": o.sequence, "transactional": txn.is_some()}),
+            Details::RecordAppended(ev::RecordAppended {
+                topic: topic.to_owned(),
+                partition: a.partition,
+                offset: a.offset,
+                producer: producer.id,
+                sequence: o.sequence,
+                transactional: txn.is_some(),
+            }),
         );
     }
     if world.crash_fires(CrashPoint::BrokerAckLost, cx.rng()) {
         for (r, a) in records.iter().zip(&appended) {
             cx.record(
                 Layer::Broker,
-                EventKind::AckLost,
                 Some(r.correlation.to_owned()),
                 Outcome::Lost,
-                json!({"topic": topic, "partition": a.partition, "offset": a.offset}),
+                Details::AckLost(ev::AckLost {
+                    topic: topic.to_owned(),
+                    partition: a.partition,
+                    offset: a.offset,
+                }),
             );
         }
         let mut tx = world.stores.begin(StoreName::Broker).await?;
@@ -99,19 +105,24 @@ pub async fn publish_batch(
             if resend.duplicate {
                 cx.record(
                     Layer::Broker,
-                    EventKind::ResendDropped,
                     corr,
                     Outcome::Caught,
-                    Facts::caught_by(Safeguard::IdempotentProducer)
-                        .with(json!({"topic": topic, "offset": resend.offset})),
+                    Details::ResendDropped(ev::ResendDropped {
+                        guard: Safeguard::IdempotentProducer,
+                        topic: topic.to_owned(),
+                        offset: resend.offset,
+                    }),
                 );
             } else {
                 cx.record(
                     Layer::Broker,
-                    EventKind::ResendAppended,
                     corr,
                     Outcome::Escaped,
-                    json!({"topic": topic, "partition": resend.partition, "offset": resend.offset}),
+                    Details::ResendAppended(ev::AckLost {
+                        topic: topic.to_owned(),
+                        partition: resend.partition,
+                        offset: resend.offset,
+                    }),
                 );
             }
         }
@@ -147,10 +158,14 @@ pub async fn publish_from_api(
     .await?;
     cx.record(
         Layer::Api,
-        EventKind::EventPublished,
         Some(event.event_id.clone()),
         Outcome::Ok,
-        json!({"by": "api", "dual_write": true, "transfer_id": event.transfer_id}),
+        Details::EventPublished(ev::EventPublished {
+            by: "api".to_owned(),
+            dual_write: Some(true),
+            offset: None,
+            transfer_id: event.transfer_id.clone(),
+        }),
     );
     cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Fraud));
     Ok(())
@@ -188,21 +203,27 @@ pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), St
     for ((event_id, transfer_id, _), a) in rows.iter().zip(&appended) {
         cx.record(
             Layer::Relay,
-            EventKind::EventPublished,
             Some(event_id.clone()),
             Outcome::Ok,
-            json!({"by": "relay", "offset": a.offset, "transfer_id": transfer_id}),
+            Details::EventPublished(ev::EventPublished {
+                by: "relay".to_owned(),
+                dual_write: None,
+                offset: Some(a.offset),
+                transfer_id: transfer_id.clone(),
+            }),
         );
     }
     cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Fraud));
     if world.crash_fires(CrashPoint::RelayAfterPublish, cx.rng()) {
         cx.record(
             Layer::Relay,
-            EventKind::RelayCrashed,
             Some(rows[0].0.clone()),
             Outcome::Lost,
-            Facts::crashed_at(CrashPoint::RelayAfterPublish)
-                .with(json!({"restarts_in_ms": RESTART_MS, "unmarked": rows.len()})),
+            Details::RelayCrashed(ev::RelayCrashed {
+                crash: CrashPoint::RelayAfterPublish,
+                restarts_in_ms: RESTART_MS,
+                unmarked: rows.len() as u64,
+            }),
         );
         world.pipeline.relay = None;
         cx.schedule_in(RESTART_MS, Step::Relay);

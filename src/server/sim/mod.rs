@@ -15,17 +15,17 @@ use std::future::Future;
 
 pub use rng::Rng;
 
-use crate::domain::{EventKind, Layer, Outcome};
+use crate::domain::{Details, Layer, Outcome};
 
 /// An event a step records, before the event log gives it an id.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewEvent {
     pub at_ms: i64,
     pub layer: Layer,
-    pub kind: EventKind,
     pub correlation: Option<String>,
     pub outcome: Outcome,
-    pub details: serde_json::Value,
+    /// What happened: its kind and facts.
+    pub details: Details,
 }
 
 /// What runs the steps: the services of a sandbox (or a toy world in tests).
@@ -109,15 +109,13 @@ impl<S> Cx<'_, S> {
     pub fn record(
         &mut self,
         layer: Layer,
-        kind: EventKind,
         correlation: Option<String>,
         outcome: Outcome,
-        details: serde_json::Value,
+        details: Details,
     ) {
         self.events.push(NewEvent {
             at_ms: self.now_ms,
             layer,
-            kind,
             correlation,
             outcome,
             details,
@@ -323,10 +321,9 @@ mod tests {
             }
             cx.record(
                 Layer::Jobs,
-                EventKind::InboxCleaned,
                 None,
                 Outcome::Ok,
-                draw.into(),
+                Details::SandboxCreated(crate::domain::event::Seeded { seed: draw }),
             );
             Ok(())
         }
