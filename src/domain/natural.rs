@@ -86,8 +86,7 @@ fn the_chapters_copies() -> Times {
 }
 
 /// What one copy did to the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effect {
     /// The first write: the value is now what was wished.
     Changed,
@@ -106,6 +105,11 @@ impl Effect {
         Effect::AddedAgain,
         Effect::Refused,
     ];
+
+    /// The effect with this id, if there is one.
+    pub fn from_id(id: &str) -> Option<Effect> {
+        Effect::ALL.into_iter().find(|e| e.id() == id)
+    }
 
     pub fn id(self) -> &'static str {
         match self {

@@ -6,11 +6,10 @@
 //!
 //! On the wire (the event log's `details` column, the stream, `GET …/state`) an event's facts
 //! are a JSON object with its keys in order, as they always were: [`Details::to_json`]. They are
-//! read back by the kind stored beside them ([`Details::read`]), field by field, which costs
-//! the browser far less code than a derived reader per struct.
+//! read back by the kind stored beside them ([`Details::read`]). Both go field by field through
+//! [`Fact`], by hand rather than by serde's derived code, which would cost the browser a reader
+//! and a writer for every struct below.
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::domain::clock::ClockMode;
@@ -19,15 +18,126 @@ use crate::domain::pipeline::Consumer;
 use crate::domain::scenario::Variant;
 use crate::domain::{CrashPoint, FaultsPatch, Safeguard, SafeguardsPatch};
 
-/// Facts read back from a stored object, field by field.
-pub trait ReadFacts: Sized {
+/// One value among an event's facts, written to JSON and read back.
+pub trait Fact: Sized {
+    fn to_fact(&self) -> Value;
+    fn from_fact(v: Value) -> Option<Self>;
+}
+
+macro_rules! fact_numbers {
+    ($($ty:ty: $as:ident),*) => {$(
+        impl Fact for $ty {
+            fn to_fact(&self) -> Value {
+                Value::from(*self)
+            }
+            fn from_fact(v: Value) -> Option<Self> {
+                v.$as().and_then(|n| n.try_into().ok())
+            }
+        }
+    )*};
+}
+fact_numbers!(i64: as_i64, u64: as_u64, u32: as_u64, u16: as_u64, u8: as_u64);
+
+impl Fact for f64 {
+    fn to_fact(&self) -> Value {
+        Value::from(*self)
+    }
+    fn from_fact(v: Value) -> Option<Self> {
+        v.as_f64()
+    }
+}
+
+impl Fact for bool {
+    fn to_fact(&self) -> Value {
+        Value::Bool(*self)
+    }
+    fn from_fact(v: Value) -> Option<Self> {
+        v.as_bool()
+    }
+}
+
+impl Fact for String {
+    fn to_fact(&self) -> Value {
+        Value::String(self.clone())
+    }
+    fn from_fact(v: Value) -> Option<Self> {
+        match v {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// `null` when there is none.
+impl<T: Fact> Fact for Option<T> {
+    fn to_fact(&self) -> Value {
+        self.as_ref().map_or(Value::Null, Fact::to_fact)
+    }
+    fn from_fact(v: Value) -> Option<Self> {
+        match v {
+            Value::Null => Some(None),
+            v => T::from_fact(v).map(Some),
+        }
+    }
+}
+
+impl<T: Fact> Fact for Vec<T> {
+    fn to_fact(&self) -> Value {
+        Value::Array(self.iter().map(Fact::to_fact).collect())
+    }
+    fn from_fact(v: Value) -> Option<Self> {
+        match v {
+            Value::Array(items) => items.into_iter().map(T::from_fact).collect(),
+            _ => None,
+        }
+    }
+}
+
+impl<A: Fact, B: Fact> Fact for (A, B) {
+    fn to_fact(&self) -> Value {
+        Value::Array(vec![self.0.to_fact(), self.1.to_fact()])
+    }
+    fn from_fact(v: Value) -> Option<Self> {
+        let Value::Array(items) = v else { return None };
+        let [a, b]: [Value; 2] = items.try_into().ok()?;
+        Some((A::from_fact(a)?, B::from_fact(b)?))
+    }
+}
+
+/// The lab's named things travel by their ids.
+macro_rules! fact_ids {
+    ($($ty:ty: $from:path),*) => {$(
+        impl Fact for $ty {
+            fn to_fact(&self) -> Value {
+                Value::from(self.id())
+            }
+            fn from_fact(v: Value) -> Option<Self> {
+                v.as_str().and_then($from)
+            }
+        }
+    )*};
+}
+fact_ids!(
+    Safeguard: Safeguard::from_id,
+    CrashPoint: CrashPoint::from_id,
+    Variant: Variant::from_id,
+    ClockMode: ClockMode::parse,
+    Consumer: Consumer::from_id,
+    NaturalOp: NaturalOp::from_id,
+    Effect: Effect::from_id
+);
+
+/// An event's facts as one JSON object, written and read back.
+pub trait FactsObject: Sized {
+    fn to_json(&self) -> Value;
     fn read(map: &mut Map<String, Value>) -> Result<Self, String>;
 }
 
-/// One field of a stored object: absent reads as `null` (an `Option` left out).
-fn take<T: DeserializeOwned>(map: &mut Map<String, Value>, name: &str) -> Result<T, String> {
-    serde_json::from_value(map.remove(name).unwrap_or(Value::Null))
-        .map_err(|e| format!("{name}: {e}"))
+/// One field of a stored object: absent reads as `null`.
+fn take<T: Fact>(map: &mut Map<String, Value>, name: &str) -> Result<T, String> {
+    let v = map.remove(name).unwrap_or(Value::Null);
+    let text = v.to_string();
+    T::from_fact(v).ok_or_else(|| format!("{name}: {text} does not fit"))
 }
 
 /// Declares the event kinds: each with its words for the code (the doc) and the type of its
@@ -68,9 +178,8 @@ macro_rules! events {
             /// The facts as stored and sent: a JSON object, keys in order.
             pub fn to_json(&self) -> Value {
                 match self {
-                    $(Details::$kind(f) => serde_json::to_value(f),)*
+                    $(Details::$kind(f) => f.to_json(),)*
                 }
-                .expect("an event's facts serialise")
             }
 
             /// Reads the stored facts of an event of this kind, or says what does not fit.
@@ -79,29 +188,49 @@ macro_rules! events {
                     return Err("an event's details are an object".to_owned());
                 };
                 Ok(match kind {
-                    $(EventKind::$kind => Details::$kind(ReadFacts::read(&mut map)?),)*
+                    $(EventKind::$kind => Details::$kind(FactsObject::read(&mut map)?),)*
                 })
             }
         }
     };
 }
 
-/// Declares a struct of facts: serialised by its fields, read back field by field.
+/// Declares a struct of facts: its fields, then after `;` those left out when they have no
+/// value (each an `Option`).
 macro_rules! facts {
     ($(
         $(#[$doc:meta])*
-        $name:ident { $( $(#[$attr:meta])* $field:ident: $ty:ty ),* $(,)? }
+        $name:ident {
+            $($field:ident: $ty:ty),* $(,)?
+            $(; $($opt:ident: $oty:ty),* $(,)?)?
+        }
     )*) => {$(
         $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct $name {
-            $($(#[$attr])* pub $field: $ty,)*
+            $(pub $field: $ty,)*
+            $($(pub $opt: Option<$oty>,)*)?
         }
 
-        impl ReadFacts for $name {
+        impl FactsObject for $name {
+            #[allow(unused_mut)]
+            fn to_json(&self) -> Value {
+                let mut map = Map::new();
+                $(map.insert(stringify!($field).to_owned(), self.$field.to_fact());)*
+                $($(
+                    if let Some(v) = &self.$opt {
+                        map.insert(stringify!($opt).to_owned(), v.to_fact());
+                    }
+                )*)?
+                Value::Object(map)
+            }
+
             #[allow(unused_variables)]
             fn read(map: &mut Map<String, Value>) -> Result<Self, String> {
-                Ok($name { $($field: take(map, stringify!($field))?,)* })
+                Ok($name {
+                    $($field: take(map, stringify!($field))?,)*
+                    $($($opt: take(map, stringify!($opt))?,)*)?
+                })
             }
         }
     )*};
@@ -110,7 +239,10 @@ macro_rules! facts {
 /// A settings change's facts are the change itself, as the body that asked for it.
 macro_rules! whole {
     ($($ty:ty),*) => {$(
-        impl ReadFacts for $ty {
+        impl FactsObject for $ty {
+            fn to_json(&self) -> Value {
+                serde_json::to_value(self).expect("a change serialises")
+            }
             fn read(map: &mut Map<String, Value>) -> Result<Self, String> {
                 serde_json::from_value(Value::Object(std::mem::take(map))).map_err(|e| e.to_string())
             }
@@ -118,6 +250,18 @@ macro_rules! whole {
     )*};
 }
 whole!(SafeguardsPatch, FaultsPatch);
+
+impl Fact for InboxRows {
+    fn to_fact(&self) -> Value {
+        serde_json::json!({"sms": self.sms, "wallet": self.wallet})
+    }
+    fn from_fact(v: Value) -> Option<Self> {
+        Some(InboxRows {
+            sms: v.get("sms")?.as_u64()?,
+            wallet: v.get("wallet")?.as_u64()?,
+        })
+    }
+}
 
 events! {
     /// The sandbox was made, with its seed.
@@ -251,12 +395,7 @@ facts! {
     Seeded { seed: u64 }
     ScenarioLoaded { n: u8, variant: Variant }
     /// A pause (`mode`), a resume (`mode` and `speed`) or a new speed (`speed`).
-    ClockChanged {
-        #[serde(skip_serializing_if = "Option::is_none")]
-        mode: Option<ClockMode>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        speed: Option<f64>,
-    }
+    ClockChanged { ; mode: ClockMode, speed: f64 }
     /// Where a step or a jump took the clock from and to.
     ClockMoved { from_ms: i64, to_ms: i64 }
     InboxCleaned { window_hours: i64, cutoff_ms: i64, deleted: InboxRows }
@@ -280,78 +419,38 @@ facts! {
     /// A 409. Caught by the atomic claim while the key can still finish; else a stuck key,
     /// and the guard that would finish it.
     KeyInProgress {
-        instance: u32,
-        attempt: u32,
-        call: u64,
-        status: u16,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        guard: Option<Safeguard>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        stuck: Option<bool>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        would_finish: Option<Vec<Safeguard>>,
+        instance: u32, attempt: u32, call: u64, status: u16;
+        guard: Safeguard, stuck: bool, would_finish: Vec<Safeguard>
     }
     /// A stored answer sent again: caught by the table, or another body's (the fingerprint
     /// off), which is damage.
     ResponseReplayed {
-        instance: u32,
-        attempt: u32,
-        call: u64,
-        status: u16,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        guard: Option<Safeguard>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        other_body: Option<bool>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        damage: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        would_catch: Option<Vec<Safeguard>>,
+        instance: u32, attempt: u32, call: u64, status: u16;
+        guard: Safeguard, other_body: bool, damage: String, would_catch: Vec<Safeguard>
     }
     /// A request a guard refused, and the status it answered.
     Refused { instance: u32, attempt: u32, call: u64, guard: Safeguard, status: u16 }
     /// A debit; `damage` and the guards that would have caught it when it is a double charge.
     Debited {
-        txn: String,
-        amount: i64,
-        balance: i64,
-        transfer_id: String,
-        instance: u32,
-        damage: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        would_catch: Option<Vec<Safeguard>>,
+        txn: String, amount: i64, balance: i64, transfer_id: String, instance: u32,
+        damage: Option<String>;
+        would_catch: Vec<Safeguard>
     }
     LedgerDuplicate { guard: Safeguard, transfer_id: String, instance: u32 }
     InsufficientFunds { balance: i64, amount: i64, instance: u32 }
     /// The crash point, and the call when the instance died with one in hand.
-    InstanceCrashed {
-        instance: u32,
-        attempt: u32,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        call: Option<u64>,
-        crash: CrashPoint,
-    }
+    InstanceCrashed { instance: u32, attempt: u32, crash: CrashPoint; call: u64 }
     StuckKeyCompleted { txn: String, claimed_ms: i64 }
     StuckKeyReleased { claimed_ms: i64 }
     PartitionsDropped { days: Vec<i64>, rows: u64, window_hours: i64 }
 
     OutboxWritten { event_id: String, transfer_id: String }
     /// Who published (`api` in a dual write, else `relay`) and where.
-    EventPublished {
-        by: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        dual_write: Option<bool>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        offset: Option<i64>,
-        transfer_id: String,
-    }
+    EventPublished { by: String, transfer_id: String; dual_write: bool, offset: i64 }
     EventLost { event_id: String, transfer_id: String, dual_write: bool }
     RelayCrashed { crash: CrashPoint, restarts_in_ms: i64, unmarked: u64 }
     RecordAppended {
-        topic: String,
-        partition: i64,
-        offset: i64,
-        producer: i64,
-        sequence: Option<i64>,
+        topic: String, partition: i64, offset: i64, producer: i64, sequence: Option<i64>,
         transactional: bool,
     }
     /// Where a record sits: its acknowledgement lost, or a resend appended again.
@@ -364,13 +463,8 @@ facts! {
     /// A credit or an SMS, `times` the times this event was applied; beyond the first, the
     /// guards that would have caught it.
     Applied {
-        amount: i64,
-        to: String,
-        offset: i64,
-        times: u64,
-        transfer_id: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        would_catch: Option<Vec<Safeguard>>,
+        amount: i64, to: String, offset: i64, times: u64, transfer_id: String;
+        would_catch: Vec<Safeguard>
     }
     InboxDuplicate { guard: Safeguard, offset: i64, transfer_id: String }
     ReplayStarted { consumer: Consumer, from_ms: i64, offsets: Vec<(i64, i64)> }
@@ -382,7 +476,7 @@ facts! {
 }
 
 /// Rows deleted per inbox.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InboxRows {
     pub sms: u64,
     pub wallet: u64,
