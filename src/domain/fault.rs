@@ -317,6 +317,15 @@ impl CrashPatch {
         }
     }
 
+    /// A change that makes these crash points fire once.
+    pub fn once(points: &[CrashPoint]) -> CrashPatch {
+        let mut patch = CrashPatch::default();
+        for &point in points {
+            *patch.slot(point) = Some(CrashMode::Once);
+        }
+        patch
+    }
+
     /// Each crash point, in [`CrashPoint::ALL`]'s order, with what this change sets it to.
     pub fn entries(&self) -> [(CrashPoint, Option<CrashMode>); 6] {
         [

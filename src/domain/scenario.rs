@@ -4,9 +4,9 @@
 //! (it is off, so the damage shows). The chapters load these; so do the tests.
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-use super::{FieldError, Safeguard, SafeguardValue, SafeguardsPatch};
+use super::fault::{CrashPatch, DelayMs, Percent, Retries};
+use super::{CrashPoint, FaultsPatch, FieldError, Safeguard, SafeguardValue, SafeguardsPatch};
 
 /// The scenarios there are: 1 to 12.
 pub const SCENARIOS: std::ops::RangeInclusive<u8> = 1..=12;
@@ -88,6 +88,11 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
             SafeguardsPatch::off(guards)
         }
     };
+    // These crash points fire once.
+    let crash = |points: &[CrashPoint]| FaultsPatch {
+        crash: Some(CrashPatch::once(points)),
+        ..FaultsPatch::default()
+    };
     let inbox_window = |hours| {
         SafeguardsPatch::one(Safeguard::InboxWindowHours, SafeguardValue::Hours(hours))
             .expect("a window the setting takes")
@@ -96,40 +101,60 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
         // The train: the answer is lost; the second tap is the duplicate.
         1 => (
             off(&[Safeguard::KeyPersistence, Safeguard::IdempotencyTable]),
-            json!({"response_loss_pct": 100}),
+            FaultsPatch {
+                response_loss_pct: Some(Percent::of(100)),
+                ..FaultsPatch::default()
+            },
             1.0,
         ),
         // The library's auto-retry and the load balancer's retry.
         2 => (
             off(&[Safeguard::IdempotencyTable, Safeguard::LedgerUnique]),
-            json!({"auto_retries": 2, "retry_backoff_ms": 500, "lb_retry": true,
-                   "gateway_latency_ms": 1500, "response_loss_pct": 100}),
+            FaultsPatch {
+                auto_retries: Some(Retries::of(2)),
+                retry_backoff_ms: Some(DelayMs::of(500)),
+                lb_retry: Some(true),
+                gateway_latency_ms: Some(DelayMs::of(1500)),
+                response_loss_pct: Some(Percent::of(100)),
+                ..FaultsPatch::default()
+            },
             1.0,
         ),
         // One key twice, 50 ms apart: the crafted race.
         3 => (
             off(&[Safeguard::AtomicClaim, Safeguard::LedgerUnique]),
-            json!({}),
+            FaultsPatch::default(),
             1.0,
         ),
         // One key, another body: the crafted reuse.
-        4 => (off(&[Safeguard::FingerprintCheck]), json!({}), 1.0),
+        4 => (
+            off(&[Safeguard::FingerprintCheck]),
+            FaultsPatch::default(),
+            1.0,
+        ),
         // A crash after the claim.
         5 => (
             off(&[Safeguard::StuckRecovery]),
-            json!({"crash": {"api_after_claim": "once"}}),
+            crash(&[CrashPoint::ApiAfterClaim]),
             1.0,
         ),
         // A retry after the window: the answer is lost, then 49 hours pass.
         6 => (
             off(&[Safeguard::LedgerUnique]),
-            json!({"response_loss_pct": 100}),
+            FaultsPatch {
+                response_loss_pct: Some(Percent::of(100)),
+                ..FaultsPatch::default()
+            },
             1.0,
         ),
         // SET against INCREMENT over a lossy network.
         7 => (
             SafeguardsPatch::default(),
-            json!({"request_loss_pct": 30, "response_loss_pct": 30}),
+            FaultsPatch {
+                request_loss_pct: Some(Percent::of(30)),
+                response_loss_pct: Some(Percent::of(30)),
+                ..FaultsPatch::default()
+            },
             1.0,
         ),
         // Two Generals, then the three delivery semantics on the pipeline: at-most-once (no
@@ -139,25 +164,25 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
         8 => match variant {
             Variant::AtMostOnce => (
                 SafeguardsPatch::off(&[Safeguard::Outbox]),
-                json!({"crash": {"api_after_commit": "once"}}),
+                crash(&[CrashPoint::ApiAfterCommit]),
                 1.0,
             ),
             _ => (
                 off(&[Safeguard::WalletInbox, Safeguard::SmsInbox]),
-                json!({"crash": {"relay_after_publish": "once"}}),
+                crash(&[CrashPoint::RelayAfterPublish]),
                 1.0,
             ),
         },
         // The broker: a lost ack, then a fraud-check crash.
         9 => (
             off(&[Safeguard::IdempotentProducer, Safeguard::Transactions]),
-            json!({"crash": {"broker_ack_lost": "once", "fraud_before_commit": "once"}}),
+            crash(&[CrashPoint::BrokerAckLost, CrashPoint::FraudBeforeCommit]),
             1.0,
         ),
         // A relay crash after publishing.
         10 => (
             off(&[Safeguard::WalletInbox, Safeguard::SmsInbox]),
-            json!({"crash": {"relay_after_publish": "once"}}),
+            crash(&[CrashPoint::RelayAfterPublish]),
             1.0,
         ),
         // The replay trap: an inbox window shorter than the log's retention.
@@ -167,17 +192,19 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
             } else {
                 inbox_window(24)
             },
-            json!({}),
+            FaultsPatch::default(),
             1.0,
         ),
         // Every fault at once.
         12 => (
             off(&Safeguard::ALL),
-            json!({"request_loss_pct": 30, "response_loss_pct": 30, "auto_retries": 2,
-                   "lb_retry": true, "crash": {
-                       "api_after_claim": "once", "api_after_commit": "once",
-                       "relay_after_publish": "once", "broker_ack_lost": "once",
-                       "fraud_before_commit": "once", "consumer_before_offset_commit": "once"}}),
+            FaultsPatch {
+                request_loss_pct: Some(Percent::of(30)),
+                response_loss_pct: Some(Percent::of(30)),
+                auto_retries: Some(Retries::of(2)),
+                lb_retry: Some(true),
+                ..crash(&CrashPoint::ALL)
+            },
             1.0,
         ),
         _ => return None,
@@ -186,9 +213,8 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
         n,
         variant,
         seed: 88_400 + u64::from(n),
-        // Written as the bodies the API takes; the tests read every one.
         safeguards,
-        faults: super::typed::read_body(&faults).expect("a preset's faults fit"),
+        faults,
         speed,
     })
 }
@@ -196,6 +222,7 @@ pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn every_preset_is_a_valid_body_for_the_settings_it_changes() {
