@@ -14,6 +14,7 @@ use pocketpay_lab::domain::transfer::IdempotencyKey;
 use pocketpay_lab::domain::TransferBody;
 use pocketpay_lab::server::broker::{self, Outgoing};
 use pocketpay_lab::server::calls::TransferRequest;
+use pocketpay_lab::server::outbox;
 use pocketpay_lab::server::payments::{idempotency, ledger};
 use pocketpay_lab::server::pipeline::{self, sql, FRAUD_TXN_ID};
 use pocketpay_lab::server::store::{StoreName, Stores};
@@ -71,14 +72,7 @@ pub async fn api_transfer(stores: &Stores, i: usize, outbox: bool) {
             amount: 1,
             at: now,
         };
-        sqlx::query(sql::OUTBOX_WRITE)
-            .bind(&event.event_id)
-            .bind(&event.transfer_id)
-            .bind(serde_json::to_string(&event).unwrap())
-            .bind(now)
-            .execute(&mut *tx)
-            .await
-            .unwrap();
+        outbox::write(&mut tx, &event, now).await.unwrap();
         ledger::debits_for_intent(&mut tx, &key).await.unwrap();
     }
     let body = serde_json::to_string(&entry.receipt()).unwrap();
@@ -104,9 +98,7 @@ pub async fn raw_pipeline(stores: &Stores, n: usize) -> f64 {
             api_transfer(stores, i, true).await;
         }
         // The relay: one produce request for the unsent rows, then one update.
-        let rows: Vec<(String, String, String)> = sqlx::query_as(sql::OUTBOX_UNSENT)
-            .bind(100)
-            .fetch_all(&mut *stores.conn(StoreName::Payments).await.unwrap())
+        let rows = outbox::unsent(&mut *stores.conn(StoreName::Payments).await.unwrap(), 100)
             .await
             .unwrap();
         let records: Vec<(&str, &str)> = rows
@@ -119,12 +111,13 @@ pub async fn raw_pipeline(stores: &Stores, n: usize) -> f64 {
             .await;
         tx.commit().await.unwrap();
         let ids: Vec<&String> = rows.iter().map(|(event_id, _, _)| event_id).collect();
-        sqlx::query(sql::OUTBOX_MARK_SENT)
-            .bind(now)
-            .bind(serde_json::to_string(&ids).unwrap())
-            .execute(&mut *stores.conn(StoreName::Payments).await.unwrap())
-            .await
-            .unwrap();
+        outbox::mark_sent(
+            &mut *stores.conn(StoreName::Payments).await.unwrap(),
+            &ids,
+            now,
+        )
+        .await
+        .unwrap();
         for consumer in Consumer::ALL {
             // Poll after poll (each one statement for every partition, as the consumers
             // poll) until nothing is left.

@@ -77,6 +77,9 @@ pub struct Preset {
 
 /// The preset for scenario `n`, or `None` when there is no such scenario (or, for
 /// `at_most_once`, when the scenario is not 8).
+///
+/// Reads best whole: one arm per scenario, docs/reference.md §7's table in code; split, the table
+/// would be in pieces.
 pub fn preset(n: u8, variant: Variant) -> Option<Preset> {
     if variant == Variant::AtMostOnce && n != 8 {
         return None;

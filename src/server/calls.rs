@@ -177,6 +177,33 @@ pub struct Attempt {
     pub req: Req,
 }
 
+/// The steps of the network and the load balancer (`network.rs` runs them; an instance
+/// schedules `LbAnswer` with its reply).
+#[derive(Clone, Debug, PartialEq)]
+pub enum NetStep {
+    /// The caller sends the request.
+    Send { call: u64, req: Req },
+    /// The request reaches the load balancer.
+    LbReceive { call: u64, req: Req },
+    /// The load balancer's wait on an attempt ran out.
+    LbTimeout { call: u64, attempt: u32, req: Req },
+    /// An instance answers the load balancer.
+    LbAnswer {
+        call: u64,
+        attempt: u32,
+        key: String,
+        reply: ApiReply,
+    },
+    /// The answer reaches the caller.
+    Deliver {
+        call: u64,
+        key: String,
+        reply: ApiReply,
+    },
+    /// The caller's timeout.
+    CallerTimeout { call: u64, key: String },
+}
+
 /// The two steps an instance runs for one request (see `payments/mod.rs`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ApiStep {

@@ -57,6 +57,9 @@ fn beyond_first<'a>(counts: impl Iterator<Item = &'a i64>) -> i64 {
 }
 
 /// The figures the stores alone tell: every one but the stuck keys (which need [`Claims`]).
+///
+/// Reads best whole: one count per figure of the meter, each a query; split, the figures would be
+/// in pieces.
 pub async fn effects(stores: &Stores) -> Result<Damage, sqlx::Error> {
     let intents: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM intents")
         .fetch_one(&mut *stores.conn(StoreName::Lab).await?)

@@ -182,6 +182,9 @@ struct Resend {
 }
 
 /// One run of the day in a throw-away sandbox under `dir`, calling `progress` as it goes.
+///
+/// Reads best whole: the day in the order it happens (sandbox, traffic, resends, the meter's
+/// count); each part uses what the last one left.
 async fn run_once(
     dir: &Path,
     scale: u32,

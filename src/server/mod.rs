@@ -17,6 +17,7 @@ pub mod lanes;
 pub mod measure;
 pub mod natural;
 pub mod network;
+pub mod outbox;
 pub mod payments;
 pub mod pipeline;
 pub mod sandbox;

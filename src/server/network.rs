@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use tokio::sync::oneshot;
 
-use super::calls::{ApiReply, ApiStep, Attempt, Draw, Fate, Req};
+use super::calls::{ApiReply, ApiStep, Attempt, Draw, Fate, NetStep, Req};
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
 use crate::domain::event::{self as ev, Details};
@@ -110,32 +110,6 @@ impl Network {
             self.calls.remove(&call);
         }
     }
-}
-
-/// The steps of the network and the load balancer.
-#[derive(Clone, Debug, PartialEq)]
-pub enum NetStep {
-    /// The caller sends the request.
-    Send { call: u64, req: Req },
-    /// The request reaches the load balancer.
-    LbReceive { call: u64, req: Req },
-    /// The load balancer's wait on an attempt ran out.
-    LbTimeout { call: u64, attempt: u32, req: Req },
-    /// An instance answers the load balancer.
-    LbAnswer {
-        call: u64,
-        attempt: u32,
-        key: String,
-        reply: ApiReply,
-    },
-    /// The answer reaches the caller.
-    Deliver {
-        call: u64,
-        key: String,
-        reply: ApiReply,
-    },
-    /// The caller's timeout.
-    CallerTimeout { call: u64, key: String },
 }
 
 /// Whether the network loses a message, at a loss rate in percent: drawn from the call's own

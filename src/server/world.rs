@@ -2,9 +2,10 @@
 //! share (stores, safeguards, faults).
 
 use super::broker::BrokerError;
+use super::calls::NetStep;
 use super::calls::{ApiStep, Attempt, Draw};
 use super::jobs::{self, Job};
-use super::network::{self, NetStep, Network};
+use super::network::{self, Network};
 use super::payments;
 use super::pipeline::{self, Pipeline};
 use super::sim::{Cx, Rng, World};

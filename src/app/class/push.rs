@@ -14,6 +14,8 @@ use crate::domain::Safeguard;
 /// One thing to every student's lab at once: a scenario guarded or not, a safeguard, the
 /// clocks frozen or running, a reset (asked twice). Each is one request; the line under the
 /// buttons says how many labs took it.
+///
+/// Reads best whole: one form: the preset, the message and the send share its state.
 #[component]
 pub(super) fn PushPanel(
     class: String,

@@ -176,6 +176,7 @@ fn ClassRefused(error: FnError) -> impl IntoView {
     }
 }
 
+/// Reads best whole: the class page top to bottom, each part reading the one class view it follows.
 #[component]
 fn ClassScreen(data: ClassPageData) -> impl IntoView {
     let ClassPageData {

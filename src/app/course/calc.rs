@@ -129,6 +129,8 @@ pub fn CalculatorsPage() -> impl IntoView {
 
 /// The dedup table's size: traffic × row × window, against the rule "window ≥ longest retry +
 /// margin", on a log-log chart over windows from a day to a year.
+///
+/// Reads best whole: one calculator: its inputs, the answer and the chart share its signals.
 #[component]
 fn WindowCalc() -> impl IntoView {
     let d = Window::default();
@@ -285,6 +287,7 @@ pub async fn measure_drop(m: crate::domain::calc::DropVsDelete) -> Result<DropRe
         })
 }
 
+/// Reads best whole: one calculator: its inputs, the measurement and the chart share its signals.
 #[component]
 fn DropCalc() -> impl IntoView {
     use crate::domain::calc::{DropVsDelete, MAX_DAYS, MAX_ROWS_PER_DAY, MIN_ROWS_PER_DAY};

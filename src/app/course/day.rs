@@ -82,6 +82,8 @@ fn duration_text(seconds: f64) -> String {
 }
 
 /// `/day`.
+///
+/// Reads best whole: the page in the order it reads: the form, the run, the findings.
 #[component]
 pub fn DayPage() -> impl IntoView {
     let scale = RwSignal::new(DEFAULT_SCALE);
@@ -329,6 +331,8 @@ fn paired_line(report: &DayReport) -> Option<(bool, String)> {
 type Figure = fn(&DayRun) -> Option<f64>;
 
 /// What each run found: a table of the run's own figures and the chart at full scale.
+///
+/// Reads best whole: one report, figure after figure, in the order the page reads.
 #[component]
 fn Findings(report: DayReport) -> impl IntoView {
     let scale = report.scale;

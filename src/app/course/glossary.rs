@@ -13,6 +13,7 @@ use crate::domain::glossary::{matches, TERMS};
 /// in the address for a reload or a link. Without script, the form asks the server (`?q=`).
 const SEARCH_SCRIPT: &str = r#"(function(){var f=document.getElementById('glossary-search'),c=document.getElementById('glossary-count');if(!f)return;function n(t){return t.normalize('NFC').toLowerCase()}function run(){var q=n(f.value.trim()),k=0;document.querySelectorAll('[data-testid="glossary-term"]').forEach(function(e){var hit=!q||n((e.getAttribute('data-words')||'')+' '+e.textContent).indexOf(q)>=0;e.hidden=!hit;if(hit)k++});c.textContent=c.getAttribute(k?'data-some':'data-none').replace('#',k);c.setAttribute('data-count',k);history.replaceState(null,'',q?'?q='+encodeURIComponent(f.value.trim()):location.pathname)}f.addEventListener('input',run);f.form.addEventListener('submit',function(e){e.preventDefault();run()});if(f.value)run()})();"#;
 
+/// Reads best whole: the glossary in the order the page reads.
 #[component]
 pub fn GlossaryPage() -> impl IntoView {
     let query = leptos_router::hooks::use_query_map();

@@ -110,6 +110,9 @@ fn decode(text: &str) -> Option<Answer> {
 }
 
 /// One question: think, answer, commit, then the reveal.
+///
+/// Reads best whole: one question as the student meets it: its choices, the answer and the
+/// explanation read the same signals.
 #[component]
 pub fn QuizQuestion(q: &'static Question, number: usize) -> impl IntoView {
     let progress = Progress::get();

@@ -14,6 +14,7 @@ use crate::domain::{ClockCommand, ClockMode};
 /// Live speeds on offer, slow motion to fast forward.
 const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
 
+/// Reads best whole: the clock's controls as one panel on the one clock signal.
 #[component]
 pub fn ClockPanel(live: LabStream) -> impl IntoView {
     let id = live.sandbox();

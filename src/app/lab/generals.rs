@@ -18,6 +18,8 @@ use crate::domain::generals::{Generals, DEFAULT_LOSS_PCT, TRIP_MS};
 const A_X: f64 = 50.0;
 const B_X: f64 = 350.0;
 
+/// Reads best whole: the send, the messengers in flight and the verdict read the one run it
+/// keeps.
 #[component]
 pub fn GeneralsPanel(live: LabStream) -> impl IntoView {
     let run = RwSignal::new(None::<Generals>);

@@ -125,6 +125,8 @@ fn ClaimStatement() -> impl IntoView {
     }
 }
 
+/// Reads best whole: one table: its header, its rows and the mark on changed rows read the same
+/// table signal.
 #[component]
 fn TableView(live: LabStream, name: String) -> impl IntoView {
     let state = live.shown();

@@ -128,6 +128,8 @@ fn follow_the_class(sandbox: String, presence: RwSignal<crate::domain::phone_app
 }
 
 /// The lab; `readonly`: a mirror, `id` then the mirror's token.
+///
+/// Reads best whole: the lab's layout in one place: which panel stands where, at each width.
 #[component]
 fn LabScreen(id: String, initial: SandboxState, readonly: bool) -> impl IntoView {
     let live = stream::LabStream::new(id, initial, readonly);

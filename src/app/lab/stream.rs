@@ -464,6 +464,7 @@ mod browser {
     use crate::domain::state::StateDelta;
     use crate::domain::{ClockState, TimelineEvent};
 
+    /// Reads best whole: one stream: a listener per kind of message it sends, each short.
     pub fn open(url: &str, stream: LabStream) {
         let Ok(source) = EventSource::new(url) else {
             stream.connected.set(false);

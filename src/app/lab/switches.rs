@@ -68,6 +68,7 @@ pub fn Switches(live: LabStream) -> impl IntoView {
     }
 }
 
+/// Reads best whole: one switch and its hours field, on the one setting.
 #[component]
 fn SafeguardControl(live: LabStream, safeguard: Safeguard, error: ControlError) -> impl IntoView {
     let id = safeguard.id();

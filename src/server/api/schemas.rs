@@ -51,6 +51,8 @@ fn derived(name: &str) -> Value {
 }
 
 /// The JSON Schema of one of [`EXACT`].
+///
+/// Reads best whole: one schema per body, each written out as its handler reads it.
 pub fn exact_schema(name: &str) -> Value {
     let safeguards: serde_json::Map<String, Value> = Safeguard::ALL
         .into_iter()

@@ -5,6 +5,19 @@ use sqlx::SqliteConnection;
 
 use super::*;
 
+/// How many transactions of `transactional_id` are still open (a dead instance's, at most).
+pub async fn open_transactions(
+    conn: &mut SqliteConnection,
+    transactional_id: &str,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM transactions WHERE transactional_id = ?1 AND state = 'ONGOING'",
+    )
+    .bind(transactional_id)
+    .fetch_one(conn)
+    .await
+}
+
 /// Opens a transaction for a transactional producer. One statement, so it needs no store
 /// transaction around it: the insert happens only if the producer is not fenced.
 pub async fn begin_transaction(

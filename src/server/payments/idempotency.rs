@@ -342,6 +342,17 @@ pub async fn wrong_replays(conn: &mut SqliteConnection) -> Result<i64, sqlx::Err
         .await
 }
 
+/// When each key still in progress was claimed, one time each, oldest first: a restart arms
+/// recovery's look at each again.
+pub async fn claim_times_in_progress(conn: &mut SqliteConnection) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT DISTINCT updated_ms FROM idempotency_keys WHERE status = ?1 ORDER BY updated_ms",
+    )
+    .bind(KeyStatus::InProgress)
+    .fetch_all(conn)
+    .await
+}
+
 /// Drops every partition whose whole day ended at or before `cutoff_ms`: the days dropped and
 /// the rows they held.
 pub async fn drop_partitions(

@@ -21,8 +21,7 @@ use sqlx::SqliteConnection;
 use self::decide::{Decision, First};
 use self::idempotency::Claim;
 use self::recovery::window_start;
-use super::calls::{ApiReply, ApiStep, Attempt, Req};
-use super::network::NetStep;
+use super::calls::{ApiReply, ApiStep, Attempt, NetStep, Req};
 use super::pipeline;
 use super::sim::Cx;
 use super::world::{LabWorld, Step, StepError};
@@ -184,6 +183,9 @@ async fn check_key(
 
 /// What the key's row, or its absence, makes of a request: a replay, a 409, a 422, a wrong
 /// replay (the fingerprint off), or on to the payment.
+///
+/// Reads best whole: one arm per `decide::Decision`, each what the key's row makes of the request;
+/// split, the match would hide.
 async fn answer_from_row(
     world: &mut LabWorld,
     a: &Attempt,
@@ -356,6 +358,9 @@ async fn complete(
 /// The payment inside the transaction: the balance check, the debit (with the outbox, its
 /// event in the same transaction) or the ledger's refusal of a second one. Returns the answer
 /// and the event the debit made, if it made one.
+///
+/// Reads best whole: the payment in its transaction's order (balance, debit, the ledger's refusal,
+/// the outbox), each with its early return.
 async fn pay(
     tx: &mut SqliteConnection,
     guards: &Safeguards,
@@ -428,13 +433,7 @@ async fn pay(
     };
     if guards.is_on(Safeguard::Outbox) {
         // Same transaction as the debit: the event exists if and only if the debit does.
-        sqlx::query(pipeline::sql::OUTBOX_WRITE)
-            .bind(&event.event_id)
-            .bind(&event.transfer_id)
-            .bind(serde_json::to_string(&event).expect("events serialise"))
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        crate::server::outbox::write(tx, &event, now).await?;
         cx.record(
             Layer::Outbox,
             key,

@@ -67,6 +67,9 @@ pub async fn consume(
 /// `approved-transfers` and audit it. With `transactions` the approvals and the offset commit
 /// are one broker transaction, begun, written and committed as Kafka's read-process-write loop
 /// does. `next` is the offset after the batch. Returns false if the process died.
+///
+/// Reads best whole: the batch in its order (producer, poll, audit, crash point, commit); the crash
+/// point falls between two of them.
 pub(super) async fn fraud_batch(
     world: &mut LabWorld,
     cx: &mut Cx<'_, Step>,
@@ -79,11 +82,10 @@ pub(super) async fn fraud_batch(
     let producer = match world.pipeline.fraud {
         Some((p, t)) if t == transactional => p,
         _ => {
-            let open: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM transactions WHERE transactional_id = ?1 AND state = 'ONGOING'",
+            let open = broker::open_transactions(
+                &mut *world.stores.conn(StoreName::Broker).await?,
+                FRAUD_TXN_ID,
             )
-            .bind(FRAUD_TXN_ID)
-            .fetch_one(&mut *world.stores.conn(StoreName::Broker).await?)
             .await?;
             let p = new_producer(world, transactional.then_some(FRAUD_TXN_ID), now).await?;
             if open > 0 {

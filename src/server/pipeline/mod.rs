@@ -38,15 +38,6 @@ pub const FRAUD_TXN_ID: &str = "fraud-check";
 /// The statements the services run on their own stores (the broker's are `broker/`'s
 /// functions). Named here so the pipeline benchmark's raw arm runs these very ones.
 pub mod sql {
-    /// The payment API's outbox row, in the debit's transaction.
-    pub const OUTBOX_WRITE: &str =
-        "INSERT INTO outbox (event_id, transfer_id, payload, created_ms) VALUES (?1, ?2, ?3, ?4)";
-    /// The relay's batch: unsent rows, oldest first, at most ?1.
-    pub const OUTBOX_UNSENT: &str = "SELECT event_id, transfer_id, payload FROM outbox
-         WHERE sent_ms IS NULL ORDER BY created_ms, event_id LIMIT ?1";
-    /// The relay's batch marked sent at ?1: the event ids in the JSON array ?2.
-    pub const OUTBOX_MARK_SENT: &str = "UPDATE outbox SET sent_ms = ?1
-         WHERE event_id IN (SELECT value FROM json_each(?2))";
     // The consumers write a poll's batch in one statement a table, its events passed as one
     // JSON array (`json_each` keeps the array's order, so rows go in as the events came).
 

@@ -2,6 +2,7 @@
 //! unsent outbox rows, each through an idempotent producer.
 
 use super::*;
+use crate::server::outbox;
 
 /// One record to publish: its key, its value and the event it carries (the timeline's
 /// correlation).
@@ -35,6 +36,9 @@ pub async fn publish(
 /// sequence number per record when the producer is idempotent, and the same request sent again
 /// when its acknowledgement is lost (`broker_ack_lost`). The broker lane shows each append and
 /// what became of each resend.
+///
+/// Reads best whole: the produce request in its order (sequence numbers, append, the lost ack, the
+/// resend); the crash point falls in between.
 pub async fn publish_batch(
     world: &mut LabWorld,
     cx: &mut Cx<'_, Step>,
@@ -176,10 +180,11 @@ pub async fn publish_from_api(
 /// unsent: the restarted relay publishes them again (at-least-once, the lesson's point).
 pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), StepError> {
     let now = cx.now();
-    let rows: Vec<(String, String, String)> = sqlx::query_as(sql::OUTBOX_UNSENT)
-        .bind(RELAY_BATCH)
-        .fetch_all(&mut *world.stores.conn(StoreName::Payments).await?)
-        .await?;
+    let rows = outbox::unsent(
+        &mut *world.stores.conn(StoreName::Payments).await?,
+        RELAY_BATCH,
+    )
+    .await?;
     if rows.is_empty() {
         return Ok(());
     }
@@ -231,11 +236,12 @@ pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), St
     }
     // Every row of the batch marked in one statement.
     let ids: Vec<&String> = rows.iter().map(|(event_id, _, _)| event_id).collect();
-    sqlx::query(sql::OUTBOX_MARK_SENT)
-        .bind(now)
-        .bind(serde_json::to_string(&ids).expect("ids serialise"))
-        .execute(&mut *world.stores.conn(StoreName::Payments).await?)
-        .await?;
+    outbox::mark_sent(
+        &mut *world.stores.conn(StoreName::Payments).await?,
+        &ids,
+        now,
+    )
+    .await?;
     if rows.len() as i64 == RELAY_BATCH {
         // More rows than one batch: come back for them.
         cx.wake_in(RELAY_DELAY_MS, Step::Relay);

@@ -57,6 +57,9 @@ impl Owner {
 
     /// [`Owner::flush_events`], and with `save` the sandbox row's save too
     /// ([`Owner::save`]): appended to the last insert, so the two cost one round trip.
+    ///
+    /// Reads best whole: one insert built and run in chunks, the save riding on the last; split,
+    /// the chunking would be in two places.
     pub(super) async fn flush_events_and_save(&mut self, save: bool) -> Result<(), LabError> {
         let events = std::mem::take(&mut self.pending);
         if events.is_empty() {

@@ -318,10 +318,11 @@ impl Owner {
     /// the preset's settings, each recorded as an input so a run replays them.
     pub(super) async fn load_scenario(&mut self, preset: Preset) -> Result<(), LabError> {
         if preset.seed != self.seed {
-            sqlx::query("UPDATE sandbox SET seed = ?1 WHERE id = 1")
-                .bind(preset.seed as i64)
-                .execute(&mut *self.world.stores.conn(StoreName::Lab).await?)
-                .await?;
+            persist::SandboxRow::set_seed(
+                &mut *self.world.stores.conn(StoreName::Lab).await?,
+                preset.seed,
+            )
+            .await?;
             self.seed = preset.seed;
         }
         self.reset().await?;

@@ -14,12 +14,13 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use uuid::Uuid;
 
 use super::broker;
+use super::calls::NetStep;
 use super::calls::{ApiReply, TransferRequest};
 use super::error::LabError;
 use super::invariants::{self, Promises};
 use super::lanes;
 use super::natural;
-use super::network::{NetStep, Network};
+use super::network::Network;
 use super::payments::ledger;
 use super::pipeline::{self, Pipeline};
 use super::sim::{NewEvent, Sim, SimCounters};
@@ -297,22 +298,8 @@ async fn create_here(
         .execute(&mut *stores.conn(StoreName::Payments).await?)
         .await?;
     }
-    let safeguards = Safeguards::default();
-    let faults = Faults::default();
-    let counters = Sim::<Step>::new(START_MS, seed).counters();
-    sqlx::query(
-        "INSERT INTO sandbox (id, sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults)
-         VALUES (1, ?1, ?2, ?3, ?4, ?5, 1.0, 0, 0, ?6, ?7)",
-    )
-    .bind(id.to_string())
-    .bind(seed as i64)
-    .bind(counters.rng_state as i64)
-    .bind(counters.now_ms)
-    .bind(mode.id())
-    .bind(serde_json::to_string(&safeguards).expect("safeguards serialise"))
-    .bind(serde_json::to_string(&faults).expect("faults serialise"))
-    .execute(&mut *stores.conn(StoreName::Lab).await?)
-    .await?;
+    persist::SandboxRow::insert_new(&mut *stores.conn(StoreName::Lab).await?, id, seed, mode)
+        .await?;
     start(dir, stores, new).await
 }
 
@@ -339,15 +326,11 @@ fn unreadable(what: String) -> LabError {
     ))
 }
 
+/// Reads best whole: a restart in its order (the row, the queue, recovery's checks, the owner);
+/// each step needs those before it.
 async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHandle, LabError> {
-    type Row = (String, i64, i64, i64, String, f64, i64, i64, String, String);
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT sandbox_id, seed, rng_state, now_ms, mode, speed, seq, steps_run, safeguards, faults
-         FROM sandbox WHERE id = 1",
-    )
-    .fetch_optional(&mut *stores.conn(StoreName::Lab).await?)
-    .await?;
-    let Some((
+    let row = persist::SandboxRow::read(&mut *stores.conn(StoreName::Lab).await?).await?;
+    let Some(persist::SandboxRow {
         sandbox_id,
         seed,
         rng_state,
@@ -358,7 +341,7 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         steps_run,
         safeguards,
         faults,
-    )) = row
+    }) = row
     else {
         stores.close().await;
         return Err(LabError::NotFound);
@@ -376,12 +359,9 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
     }
     // Each claim's recovery check lived in the queue, which a restart empties: arm one again
     // for every key still in progress (one per claim time), so none stays stuck.
-    let claims: Vec<i64> = sqlx::query_scalar(
-        "SELECT DISTINCT updated_ms FROM idempotency_keys WHERE status = ?1
-         ORDER BY updated_ms",
+    let claims = crate::server::payments::idempotency::claim_times_in_progress(
+        &mut *stores.conn(StoreName::Payments).await?,
     )
-    .bind(crate::server::payments::idempotency::KeyStatus::InProgress)
-    .fetch_all(&mut *stores.conn(StoreName::Payments).await?)
     .await?;
     for claimed in claims {
         sim.schedule_at(

@@ -8,6 +8,7 @@ use super::*;
 use crate::server::store::STORE_IDLE;
 
 impl Owner {
+    /// Reads best whole: the owner's loop: one select over its inputs, each arm short.
     pub(super) async fn run(&mut self, mut rx: mpsc::Receiver<Command>) -> Result<(), LabError> {
         loop {
             self.arm_delta().await?;

@@ -24,6 +24,9 @@ use crate::domain::realworld::Place;
 use pointer::*;
 use presses::*;
 
+/// Reads best whole: the steps, the loads and a load's start over share the progress it keeps;
+/// the parts that stand alone are their own (`ChapterHead`, `ChapterSteps`, `ChapterNav`,
+/// `guide_in_browser`, `tick_steps`).
 #[component]
 pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) -> impl IntoView {
     let key = chapter.key();
@@ -81,65 +84,18 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
     let done_before = RwSignal::new(Vec::<u8>::new());
     let collapsed = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
-    {
-        // After hydration, like the steps: the server drew no chapter finished.
-        Effect::new(move |_| done_before.set(memory::done_chapters()));
-        open_at_top();
-        // Where "continue" leads: this chapter, at its current step (a mirror is not a place).
-        if !live.readonly {
-            let sandbox = live.sandbox();
-            Effect::new(move |_| memory::remember_at(&sandbox, n, current.get()));
-        }
-        Effect::new(move |was: Option<bool>| {
-            let now = finished.get();
-            if now {
-                memory::remember_done(n);
-                done_before.set(memory::done_chapters());
-                // Finished just now: bring "why" into the chapter's view.
-                if was == Some(false) {
-                    collapsed.set(false);
-                    reveal(".lab-chapter .chapter-why");
-                }
-            }
-            now
-        });
-        report_to_class(&live, chapter, progress, looked);
-        // The current step's control wears a ring; a folded section holding it opens.
-        // A panel drawn again (the phone after a preset's reset) or drawn late (a lazy panel)
-        // loses the ring: it is put back whenever the sandbox moves, after that drawing; the
-        // folds open only when the ring moves to another control.
-        let (events, state) = (live.events, live.state);
-        Effect::new(move |before: Option<Option<&'static str>>| {
-            let target = pointer.get();
-            events.track();
-            state.track();
-            let moved = before.flatten() != target;
-            let before = before.flatten();
-            leptos::task::spawn_local(async move {
-                super::phone::http::sleep(0).await;
-                point_at(before.filter(|_| moved), target, moved);
-            });
-            target
-        });
-        // The other controls the current step needs: their folded sections open, once each
-        // is drawn (a lazy panel comes a moment later).
-        Effect::new(move |_| {
-            let Some(step) = current.get().and_then(|i| chapter.steps.get(i)) else {
-                return;
-            };
-            let ids = step.unfolds;
-            if !ids.is_empty() {
-                leptos::task::spawn_local(async move {
-                    for _ in 0..20 {
-                        if unfold(ids) {
-                            break;
-                        }
-                        super::phone::http::sleep(250).await;
-                    }
-                });
-            }
-        });
-    }
+    guide_in_browser(
+        &live,
+        chapter,
+        (progress, looked),
+        Guide {
+            current,
+            finished,
+            pointer,
+            done_before,
+            collapsed,
+        },
+    );
     // Loading a preset: the answer (the sandbox after its reset) is taken in at once.
     let loading = Action::new({
         let live = live.clone();
@@ -206,33 +162,7 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
             aria-labelledby="chapter-title"
         >
             <super::wipe::WipeDialog ask=wipe />
-            <div class="chapter-head">
-                <p class="chapter-kicker">{move || tr!("chapter-kicker", { "n" => digits(&format!("{n:02}")) })}</p>
-                <h2 id="chapter-title">{move || text("title")}</h2>
-                <button
-                    type="button"
-                    class="chapter-collapse"
-                    data-testid="chapter-collapse"
-                    aria-expanded=move || (!collapsed.get()).to_string()
-                    on:click=move |_| {
-                        collapsed.update(|c| *c = !*c);
-                        if !collapsed.get_untracked() {
-                            reveal(".lab-chapter li.current, .lab-chapter .chapter-why");
-                            super::wide::keep_phone_above_drawer();
-                        }
-                    }
-                >
-                    {move || if collapsed.get() { tr!("chapter-expand") } else { tr!("chapter-fold") }}
-                </button>
-                <Show when=move || collapsed.get()>
-                    <p class="chapter-now" data-testid="chapter-now">
-                        {move || match current.get() {
-                            Some(i) => tr!("chapter-now", { "k" => digits(&(i + 1).to_string()), "text" => text(&format!("step{}", i + 1)) }),
-                            None => tr!("chapter-all-done"),
-                        }}
-                    </p>
-                </Show>
-            </div>
+            <ChapterHead n text=here current collapsed />
             <div class="chapter-body">
                 // Once the chapter is under way, its story folds to one line.
                 {move || if progress.with(|p| p.first().copied().unwrap_or(false)) {
@@ -313,6 +243,137 @@ pub fn ChapterPanel(live: LabStream, focus: Focus, chapter: &'static Chapter) ->
                 </div>
             </div>
         </aside>
+    }
+}
+
+/// What the chapter's parts that follow the student in the browser read: the current step, the
+/// control it points at, whether the chapter is finished, the chapters done before, the fold.
+#[cfg(feature = "hydrate")]
+#[derive(Clone, Copy)]
+struct Guide {
+    current: Memo<Option<usize>>,
+    finished: Memo<bool>,
+    pointer: Memo<Option<&'static str>>,
+    done_before: RwSignal<Vec<u8>>,
+    collapsed: RwSignal<bool>,
+}
+
+/// The chapter in the browser, after hydration: where "continue" leads, a finished chapter
+/// remembered and its "why" brought into view, the class told, and the ring on the control the
+/// current step needs (folded sections holding it, and the step's other controls, opened).
+#[cfg(feature = "hydrate")]
+fn guide_in_browser(
+    live: &LabStream,
+    chapter: &'static Chapter,
+    (progress, looked): (RwSignal<Vec<bool>>, StoredValue<Vec<&'static str>>),
+    guide: Guide,
+) {
+    let n = chapter.n;
+    let Guide {
+        current,
+        finished,
+        pointer,
+        done_before,
+        collapsed,
+    } = guide;
+    // After hydration, like the steps: the server drew no chapter finished.
+    Effect::new(move |_| done_before.set(memory::done_chapters()));
+    open_at_top();
+    // Where "continue" leads: this chapter, at its current step (a mirror is not a place).
+    if !live.readonly {
+        let sandbox = live.sandbox();
+        Effect::new(move |_| memory::remember_at(&sandbox, n, current.get()));
+    }
+    Effect::new(move |was: Option<bool>| {
+        let now = finished.get();
+        if now {
+            memory::remember_done(n);
+            done_before.set(memory::done_chapters());
+            // Finished just now: bring "why" into the chapter's view.
+            if was == Some(false) {
+                collapsed.set(false);
+                reveal(".lab-chapter .chapter-why");
+            }
+        }
+        now
+    });
+    report_to_class(live, chapter, progress, looked);
+    // The current step's control wears a ring; a folded section holding it opens.
+    // A panel drawn again (the phone after a preset's reset) or drawn late (a lazy panel)
+    // loses the ring: it is put back whenever the sandbox moves, after that drawing; the
+    // folds open only when the ring moves to another control.
+    let (events, state) = (live.events, live.state);
+    Effect::new(move |before: Option<Option<&'static str>>| {
+        let target = pointer.get();
+        events.track();
+        state.track();
+        let moved = before.flatten() != target;
+        let before = before.flatten();
+        leptos::task::spawn_local(async move {
+            super::phone::http::sleep(0).await;
+            point_at(before.filter(|_| moved), target, moved);
+        });
+        target
+    });
+    // The other controls the current step needs: their folded sections open, once each
+    // is drawn (a lazy panel comes a moment later).
+    Effect::new(move |_| {
+        let Some(step) = current.get().and_then(|i| chapter.steps.get(i)) else {
+            return;
+        };
+        let ids = step.unfolds;
+        if !ids.is_empty() {
+            leptos::task::spawn_local(async move {
+                for _ in 0..20 {
+                    if unfold(ids) {
+                        break;
+                    }
+                    super::phone::http::sleep(250).await;
+                }
+            });
+        }
+    });
+}
+
+/// The chapter's title and its fold: folded, the current step in one line.
+#[component]
+fn ChapterHead(
+    n: u8,
+    text: StoredValue<String>,
+    current: Memo<Option<usize>>,
+    collapsed: RwSignal<bool>,
+) -> impl IntoView {
+    let here = text;
+    let text =
+        |here: &StoredValue<String>, suffix: &str| tr_id(&format!("{}-{suffix}", here.get_value()));
+    view! {
+            <div class="chapter-head">
+                <p class="chapter-kicker">{move || tr!("chapter-kicker", { "n" => digits(&format!("{n:02}")) })}</p>
+                <h2 id="chapter-title">{move || text(&here, "title")}</h2>
+                <button
+                    type="button"
+                    class="chapter-collapse"
+                    data-testid="chapter-collapse"
+                    aria-expanded=move || (!collapsed.get()).to_string()
+                    on:click=move |_| {
+                        collapsed.update(|c| *c = !*c);
+                        if !collapsed.get_untracked() {
+                            reveal(".lab-chapter li.current, .lab-chapter .chapter-why");
+                            super::wide::keep_phone_above_drawer();
+                        }
+                    }
+                >
+                    {move || if collapsed.get() { tr!("chapter-expand") } else { tr!("chapter-fold") }}
+                </button>
+                <Show when=move || collapsed.get()>
+                    <p class="chapter-now" data-testid="chapter-now">
+                        {move || match current.get() {
+                            Some(i) => tr!("chapter-now", { "k" => digits(&(i + 1).to_string()), "text" => text(&here, &format!("step{}", i + 1)) }),
+                            None => tr!("chapter-all-done"),
+                        }}
+                    </p>
+                </Show>
+            </div>
     }
 }
 

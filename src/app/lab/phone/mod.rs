@@ -69,6 +69,8 @@ pub fn ShimulPhone(live: LabStream) -> impl IntoView {
 }
 
 /// The PocketPay app itself, as it runs on Shimul's phone.
+///
+/// Reads best whole: the phone's screens in one view, switched by the one phone state.
 #[component]
 fn PocketPayApp(live: LabStream) -> impl IntoView {
     let sandbox = live.sandbox();

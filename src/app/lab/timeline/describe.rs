@@ -49,6 +49,8 @@ fn settings(
 }
 
 /// The event in a sentence of the page's language.
+///
+/// Reads best whole: one arm per kind of event, each its sentence's words.
 pub fn describe(e: &TimelineEvent) -> String {
     let again = |id: &str| {
         if e.outcome == Outcome::Escaped {

@@ -13,6 +13,8 @@ use crate::domain::{Outcome, TimelineEvent};
 
 /// The selected event in words: what happened, what it means for the story, the guard that
 /// caught it or the one that would have, its status code in words; the raw facts folded below.
+///
+/// Reads best whole: the selected event explained part by part, as the panel reads.
 #[component]
 pub fn Details<R>(event: TimelineEvent, chain_len: usize, rewind: R) -> impl IntoView
 where

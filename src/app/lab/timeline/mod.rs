@@ -49,6 +49,8 @@ const DROP_EVERY: usize = 50;
 /// The lanes, in the order a transfer meets them, then the lab's own.
 pub const LANES: [Layer; 14] = Layer::ALL;
 
+/// Reads best whole: the lanes, the list and the details panel share the selection and follow
+/// signals it makes.
 #[component]
 pub fn Timeline(live: LabStream) -> impl IntoView {
     let events = live.events;
