@@ -16,7 +16,7 @@ use pocketpay_lab::server::broker::{self, Outgoing};
 use pocketpay_lab::server::calls::TransferRequest;
 use pocketpay_lab::server::outbox;
 use pocketpay_lab::server::payments::{idempotency, ledger};
-use pocketpay_lab::server::pipeline::{self, sql, FRAUD_TXN_ID};
+use pocketpay_lab::server::pipeline::{self, FRAUD_TXN_ID};
 use pocketpay_lab::server::store::{StoreName, Stores};
 
 /// A request of ৳1 from Shimul to Tithi under `key`, for a sandbox's transfer queue.
@@ -98,7 +98,7 @@ pub async fn raw_pipeline(stores: &Stores, n: usize) -> f64 {
             api_transfer(stores, i, true).await;
         }
         // The relay: one produce request for the unsent rows, then one update.
-        let rows = outbox::unsent(&mut *stores.conn(StoreName::Payments).await.unwrap(), 100)
+        let rows = outbox::unsent(&mut stores.conn(StoreName::Payments).await.unwrap(), 100)
             .await
             .unwrap();
         let records: Vec<(&str, &str)> = rows
@@ -112,7 +112,7 @@ pub async fn raw_pipeline(stores: &Stores, n: usize) -> f64 {
         tx.commit().await.unwrap();
         let ids: Vec<&String> = rows.iter().map(|(event_id, _, _)| event_id).collect();
         outbox::mark_sent(
-            &mut *stores.conn(StoreName::Payments).await.unwrap(),
+            &mut stores.conn(StoreName::Payments).await.unwrap(),
             &ids,
             now,
         )
