@@ -22,6 +22,8 @@ use crate::domain::{CrashPoint, FaultsPatch, Safeguard, SafeguardsPatch};
 pub trait Fact: Sized {
     fn to_fact(&self) -> Value;
     fn from_fact(v: Value) -> Option<Self>;
+    /// A stand-in while a struct is read, every field of it then read over it.
+    fn blank() -> Self;
 }
 
 macro_rules! fact_numbers {
@@ -32,6 +34,9 @@ macro_rules! fact_numbers {
             }
             fn from_fact(v: Value) -> Option<Self> {
                 v.$as().and_then(|n| n.try_into().ok())
+            }
+            fn blank() -> Self {
+                0
             }
         }
     )*};
@@ -45,6 +50,9 @@ impl Fact for f64 {
     fn from_fact(v: Value) -> Option<Self> {
         v.as_f64()
     }
+    fn blank() -> Self {
+        0.0
+    }
 }
 
 impl Fact for bool {
@@ -53,6 +61,9 @@ impl Fact for bool {
     }
     fn from_fact(v: Value) -> Option<Self> {
         v.as_bool()
+    }
+    fn blank() -> Self {
+        false
     }
 }
 
@@ -65,6 +76,9 @@ impl Fact for String {
             Value::String(s) => Some(s),
             _ => None,
         }
+    }
+    fn blank() -> Self {
+        String::new()
     }
 }
 
@@ -79,6 +93,9 @@ impl<T: Fact> Fact for Option<T> {
             v => T::from_fact(v).map(Some),
         }
     }
+    fn blank() -> Self {
+        None
+    }
 }
 
 impl<T: Fact> Fact for Vec<T> {
@@ -91,6 +108,9 @@ impl<T: Fact> Fact for Vec<T> {
             _ => None,
         }
     }
+    fn blank() -> Self {
+        Vec::new()
+    }
 }
 
 impl<A: Fact, B: Fact> Fact for (A, B) {
@@ -102,11 +122,14 @@ impl<A: Fact, B: Fact> Fact for (A, B) {
         let [a, b]: [Value; 2] = items.try_into().ok()?;
         Some((A::from_fact(a)?, B::from_fact(b)?))
     }
+    fn blank() -> Self {
+        (A::blank(), B::blank())
+    }
 }
 
 /// The lab's named things travel by their ids.
 macro_rules! fact_ids {
-    ($($ty:ty: $from:path),*) => {$(
+    ($($ty:ty: $from:path, $blank:expr;)*) => {$(
         impl Fact for $ty {
             fn to_fact(&self) -> Value {
                 Value::from(self.id())
@@ -114,30 +137,75 @@ macro_rules! fact_ids {
             fn from_fact(v: Value) -> Option<Self> {
                 v.as_str().and_then($from)
             }
+            fn blank() -> Self {
+                $blank
+            }
         }
     )*};
 }
 fact_ids!(
-    Safeguard: Safeguard::from_id,
-    CrashPoint: CrashPoint::from_id,
-    Variant: Variant::from_id,
-    ClockMode: ClockMode::parse,
-    Consumer: Consumer::from_id,
-    NaturalOp: NaturalOp::from_id,
-    Effect: Effect::from_id
+    Safeguard: Safeguard::from_id, Safeguard::IdempotencyTable;
+    CrashPoint: CrashPoint::from_id, CrashPoint::ApiAfterClaim;
+    Variant: Variant::from_id, Variant::Guarded;
+    ClockMode: ClockMode::parse, ClockMode::Live;
+    Consumer: Consumer::from_id, Consumer::Fraud;
+    NaturalOp: NaturalOp::from_id, NaturalOp::SetName;
+    Effect: Effect::from_id, Effect::Changed;
 );
 
-/// An event's facts as one JSON object, written and read back.
-pub trait FactsObject: Sized {
-    fn to_json(&self) -> Value;
-    fn read(map: &mut Map<String, Value>) -> Result<Self, String>;
+/// A field of a struct of facts, reached through a trait object: every struct then shares one
+/// loop that writes its fields and one that reads them, instead of code of its own for each.
+trait Slot {
+    fn write(&self) -> Value;
+    fn read(&mut self, v: Value) -> bool;
 }
 
-/// One field of a stored object: absent reads as `null`.
-fn take<T: Fact>(map: &mut Map<String, Value>, name: &str) -> Result<T, String> {
-    let v = map.remove(name).unwrap_or(Value::Null);
-    let text = v.to_string();
-    T::from_fact(v).ok_or_else(|| format!("{name}: {text} does not fit"))
+impl<T: Fact> Slot for T {
+    fn write(&self) -> Value {
+        self.to_fact()
+    }
+    fn read(&mut self, v: Value) -> bool {
+        match T::from_fact(v) {
+            Some(value) => {
+                *self = value;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The object of these fields; one marked optional is left out when it is `null`.
+fn write_fields(fields: &[(&str, &dyn Slot, bool)]) -> Value {
+    let mut map = Map::new();
+    for (name, slot, optional) in fields {
+        let v = slot.write();
+        if !(*optional && v.is_null()) {
+            map.insert((*name).to_owned(), v);
+        }
+    }
+    Value::Object(map)
+}
+
+/// Reads each field from the object (absent reads as `null`), or names the first that does not
+/// fit.
+fn read_fields(
+    map: &mut Map<String, Value>,
+    fields: &mut [(&'static str, &mut dyn Slot)],
+) -> Result<(), &'static str> {
+    for (name, slot) in fields {
+        if !slot.read(map.remove(*name).unwrap_or(Value::Null)) {
+            return Err(name);
+        }
+    }
+    Ok(())
+}
+
+/// An event's facts as one JSON object, written and read back; a read that fails names the
+/// field.
+pub trait FactsObject: Sized {
+    fn to_json(&self) -> Value;
+    fn read(map: &mut Map<String, Value>) -> Result<Self, &'static str>;
 }
 
 /// Declares the event kinds: each with its words for the code (the doc) and the type of its
@@ -187,9 +255,10 @@ macro_rules! events {
                 let Value::Object(mut map) = value else {
                     return Err("an event's details are an object".to_owned());
                 };
-                Ok(match kind {
-                    $(EventKind::$kind => Details::$kind(FactsObject::read(&mut map)?),)*
-                })
+                let read = match kind {
+                    $(EventKind::$kind => FactsObject::read(&mut map).map(Details::$kind),)*
+                };
+                read.map_err(|field| format!("{field}: not what a {kind:?} event holds"))
             }
         }
     };
@@ -213,24 +282,24 @@ macro_rules! facts {
         }
 
         impl FactsObject for $name {
-            #[allow(unused_mut)]
             fn to_json(&self) -> Value {
-                let mut map = Map::new();
-                $(map.insert(stringify!($field).to_owned(), self.$field.to_fact());)*
-                $($(
-                    if let Some(v) = &self.$opt {
-                        map.insert(stringify!($opt).to_owned(), v.to_fact());
-                    }
-                )*)?
-                Value::Object(map)
+                write_fields(&[
+                    $((stringify!($field), &self.$field as &dyn Slot, false),)*
+                    $($((stringify!($opt), &self.$opt as &dyn Slot, true),)*)?
+                ])
             }
 
-            #[allow(unused_variables)]
-            fn read(map: &mut Map<String, Value>) -> Result<Self, String> {
-                Ok($name {
-                    $($field: take(map, stringify!($field))?,)*
-                    $($($opt: take(map, stringify!($opt))?,)*)?
-                })
+            #[allow(unused_mut)]
+            fn read(map: &mut Map<String, Value>) -> Result<Self, &'static str> {
+                let mut facts = $name {
+                    $($field: Fact::blank(),)*
+                    $($($opt: None,)*)?
+                };
+                read_fields(map, &mut [
+                    $((stringify!($field), &mut facts.$field as &mut dyn Slot),)*
+                    $($((stringify!($opt), &mut facts.$opt as &mut dyn Slot),)*)?
+                ])?;
+                Ok(facts)
             }
         }
     )*};
@@ -243,8 +312,8 @@ macro_rules! whole {
             fn to_json(&self) -> Value {
                 serde_json::to_value(self).expect("a change serialises")
             }
-            fn read(map: &mut Map<String, Value>) -> Result<Self, String> {
-                serde_json::from_value(Value::Object(std::mem::take(map))).map_err(|e| e.to_string())
+            fn read(map: &mut Map<String, Value>) -> Result<Self, &'static str> {
+                serde_json::from_value(Value::Object(std::mem::take(map))).map_err(|_| "the change")
             }
         }
     )*};
@@ -253,13 +322,16 @@ whole!(SafeguardsPatch, FaultsPatch);
 
 impl Fact for InboxRows {
     fn to_fact(&self) -> Value {
-        serde_json::json!({"sms": self.sms, "wallet": self.wallet})
+        write_fields(&[("sms", &self.sms, false), ("wallet", &self.wallet, false)])
     }
     fn from_fact(v: Value) -> Option<Self> {
         Some(InboxRows {
             sms: v.get("sms")?.as_u64()?,
             wallet: v.get("wallet")?.as_u64()?,
         })
+    }
+    fn blank() -> Self {
+        InboxRows { sms: 0, wallet: 0 }
     }
 }
 
