@@ -92,9 +92,7 @@ pub(super) async fn transfer(
     }
     .or(sandboxes.config().transfer_wait);
     let body = TransferBody::parse_shape(&json_body(body, false)?)?;
-    if body.to == user {
-        return Err(LabError::SelfTransfer);
-    }
+    body.sent_by(user)?;
     let clock = sandbox.watch_clock();
     let answer = sandbox
         .start_transfer(TransferRequest::new(user, key, body, intent))
