@@ -27,13 +27,6 @@ use crate::server::sandboxes::Sandboxes;
     request_body = SafeguardsPatch,
     responses(
         (status = 200, description = "Every safeguard after the change", body = shapes::Safeguards),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn safeguards(
     State(sandboxes): State<Sandboxes>,
@@ -51,13 +44,6 @@ pub(super) async fn safeguards(
     request_body = FaultsPatch,
     responses(
         (status = 200, description = "Every fault after the change", body = crate::domain::Faults),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn faults(
     State(sandboxes): State<Sandboxes>,
@@ -75,14 +61,7 @@ pub(super) async fn faults(
     request_body = shapes::ClockBody,
     responses(
         (status = 200, body = ClockState),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
         (status = 423, response = shapes::Held),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn clock(
     State(sandboxes): State<Sandboxes>,
@@ -100,11 +79,6 @@ pub(super) async fn clock(
     params(shapes::SandboxPath),
     responses(
         (status = 204, description = "Reset"),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn reset(
     State(sandboxes): State<Sandboxes>,
@@ -126,13 +100,7 @@ pub(super) async fn reset(
     request_body(content = scenario::ScenarioBody, description = "Optional; `{}` or nothing reads as the guarded variant"),
     responses(
         (status = 200, description = "The scenario is loaded", body = shapes::ScenarioLoaded),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
         (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such scenario or variant of it (`unknown-scenario`; only scenario 8 has `at_most_once`); nothing changed", body = shapes::Problem, content_type = "application/problem+json"),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn scenario(
     State(sandboxes): State<Sandboxes>,
@@ -175,13 +143,6 @@ pub fn preset_for(n: &str, variant: scenario::Variant) -> Result<scenario::Prese
     request_body = NaturalBody,
     responses(
         (status = 200, description = "The copies sent, those that arrived, and the tables after", body = NaturalReport),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn natural(
     State(sandboxes): State<Sandboxes>,
@@ -200,13 +161,6 @@ pub(super) async fn natural(
     request_body(content = GeneralsBody, description = "Optional; nothing reads as a 30 % chance"),
     responses(
         (status = 200, description = "When the messengers set out, and each one", body = Generals),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn generals(
     State(sandboxes): State<Sandboxes>,
@@ -224,13 +178,6 @@ pub(super) async fn generals(
     request_body = ReplayBody,
     responses(
         (status = 200, description = "The group's new offset per partition", body = shapes::Replayed),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn replay(
     State(sandboxes): State<Sandboxes>,

@@ -22,10 +22,6 @@ use crate::server::sandboxes::Sandboxes;
         (status = 200, description = "The day at this scale has run: its report", body = DayReport),
         (status = 202, description = "The day is running (just started, or already): its report so far; follow it at Location",
             body = DayReport, headers(("Location" = String, description = "`/api/days/{scale}`"))),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
         (status = 503, response = shapes::DayBusy),
     ))]
 pub(super) async fn start_day(

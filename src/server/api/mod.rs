@@ -107,10 +107,6 @@ async fn rate_limit(
     request_body(content = crate::domain::calc::DropVsDelete, description = "May be left out: `{}` (7 days of 5,000 rows)"),
     responses(
         (status = 200, description = "After each day added, the time to drop one day's table and to delete one day's rows", body = crate::domain::calc::DropReport),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
     ))]
 async fn measure_drop_vs_delete(
     State(sandboxes): State<Sandboxes>,

@@ -27,8 +27,6 @@ use crate::server::sandboxes::Sandboxes;
         (status = 200, body = SandboxState),
         (status = 400, description = "The event is not a number", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such event in its log (`unknown-event`)", body = shapes::Problem, content_type = "application/problem+json"),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn state_at(
     State(sandboxes): State<Sandboxes>,
@@ -64,9 +62,6 @@ pub(crate) fn parse_event_id(text: &str) -> Option<i64> {
     params(shapes::SandboxPath),
     responses(
         (status = 200, body = Run),
-        (status = 404, response = shapes::NotFound),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn export_run(
     State(sandboxes): State<Sandboxes>,
@@ -83,11 +78,7 @@ pub(super) async fn export_run(
     request_body = shapes::RunBody,
     responses(
         (status = 201, description = "The new sandbox, its event log's hash and, when the run named one, the hash it claimed and whether the two match", body = Rerun),
-        (status = 400, response = shapes::BadRequest),
         (status = 409, description = "Behind a balancer (LAB_NEW_SANDBOX_HEADER), the id it named is taken already", body = shapes::Problem, content_type = "application/problem+json"),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
         (status = 422, description = "Well formed, but the run cannot be rerun as recorded (inputs out of order, at steps that never ran, a transfer to its own sender)", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 503, response = shapes::Full),
     ))]

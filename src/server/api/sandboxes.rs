@@ -49,11 +49,7 @@ fn any_seed() -> utoipa::openapi::schema::Object {
     responses(
         (status = 201, description = "Made, at the lesson's start", body = shapes::Created,
             headers(("Location" = String, description = "`/api/sandboxes/{id}`"))),
-        (status = 400, response = shapes::BadRequest),
         (status = 409, description = "Behind a balancer (LAB_NEW_SANDBOX_HEADER), the id it named is taken already", body = shapes::Problem, content_type = "application/problem+json"),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
         (status = 503, response = shapes::Full),
     ))]
 pub(super) async fn create(
@@ -84,9 +80,6 @@ pub(super) async fn create(
     params(shapes::SandboxPath),
     responses(
         (status = 200, body = SandboxState),
-        (status = 404, response = shapes::NotFound),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn state(
     State(sandboxes): State<Sandboxes>,
@@ -103,9 +96,6 @@ pub(super) async fn state(
     params(shapes::SandboxPath),
     responses(
         (status = 200, body = crate::server::invariants::Report),
-        (status = 404, response = shapes::NotFound),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn check(
     State(sandboxes): State<Sandboxes>,

@@ -33,16 +33,10 @@ use crate::server::sandboxes::Sandboxes;
             headers(("Idempotent-Replayed" = String, description = "`true` on a replay of a stored answer"))),
         (status = 400, description = "Bad key, intent, Prefer or body (`invalid-idempotency-key`, `invalid-field`, `invalid-json`, `duplicate-field` for a body member named twice), or Authorization, Idempotency-Key, Lab-Intent or Prefer sent twice (`duplicate-header`); each names what in `field`; nothing claimed", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Unknown user", body = shapes::Problem, content_type = "application/problem+json"),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
         (status = 409, description = "The same key is in progress, or the ledger already holds this transfer", body = shapes::Problem, content_type = "application/problem+json",
             headers(("Idempotent-Replayed" = String, description = "`true` on a replay of a stored answer"))),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
         (status = 422, description = "Well formed but refused: to the sender itself (nothing claimed), the same key with another body, or insufficient funds (stored and replayed)", body = shapes::Problem, content_type = "application/problem+json",
             headers(("Idempotent-Replayed" = String, description = "`true` on a replay of a stored answer"))),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
         (status = 504, description = "No answer in time (`no-response`): the sandbox's network lost the request or the answer, or the server stopped waiting after Prefer's wait or its bound (then `waited_seconds` says how long, and `clock_paused` whether the sandbox's clock is paused, so the transfer waits for it); the outcome is unknown and the transfer may go on: retry with the same key", body = shapes::Problem, content_type = "application/problem+json"),
     ))]
 pub(super) async fn transfer(
@@ -186,13 +180,6 @@ pub(super) fn no_answer_in_time(waited: Duration, paused: bool) -> ApiReply {
     request_body = shapes::AppEventBody,
     responses(
         (status = 204, description = "On the timeline"),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn app_event(
     State(sandboxes): State<Sandboxes>,
