@@ -1,13 +1,11 @@
 //! A day at PocketPay, fast-forwarded (`server::day`): start one, follow it.
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawPathParams, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 
-use super::problem::json_body;
+use super::body::StrictJson;
 use super::shapes;
 use crate::domain::day::{parse_scale, scale_error, DayReport, DayRequest, DayStatus};
 use crate::server::error::LabError;
@@ -26,9 +24,8 @@ use crate::server::sandboxes::Sandboxes;
     ))]
 pub(super) async fn start_day(
     State(sandboxes): State<Sandboxes>,
-    body: Result<Bytes, BytesRejection>,
+    StrictJson(request): StrictJson<DayRequest>,
 ) -> Result<impl IntoResponse, LabError> {
-    let request: DayRequest = crate::domain::typed::read_body(&json_body(body, true)?)?;
     let report = sandboxes.days().start(request.scale.get())?;
     Ok(answer(report))
 }

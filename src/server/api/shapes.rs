@@ -143,10 +143,10 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
 /// does, so they are declared here once rather than on every handler (docs/reference.md §8):
 /// - a method that changes state (POST, PUT, PATCH, DELETE) passes the gate (`edge::check`):
 ///   403 [`ForeignOrigin`], 415 [`NotJson`];
-/// - a request body is read strictly (`problem::json_body`): 400 [`BadRequest`], 413
+/// - a request body is read by `StrictJson` (`api/body.rs`): 400 [`BadRequest`], 413
 ///   [`TooLarge`];
-/// - a route in a sandbox (`/api/sandboxes/{id}/…`) finds it first, behind its rate limit:
-///   404 [`NotFound`], 429 [`TooFast`], 503 [`Unavailable`].
+/// - a route in a sandbox (`/api/sandboxes/{id}/…`) finds it first (`path::Sandbox`) behind its
+///   rate limit: 404 [`NotFound`], 429 [`TooFast`], 503 [`Unavailable`].
 ///
 /// Each is added to an operation that does not describe that status itself: where a handler
 /// says more (the transfer's 400, the scenario's 404, a stream's 503), its own words stand.

@@ -65,7 +65,7 @@ struct Feed {
     ))]
 pub async fn events(
     State(sandboxes): State<Sandboxes>,
-    super::SandboxId(id): super::SandboxId,
+    super::path::SandboxId(id): super::path::SandboxId,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
@@ -101,7 +101,7 @@ pub fn stream(
     headers: &HeaderMap,
     follow_state: bool,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
-    let last_sent = match super::transfers::once(headers, "Last-Event-ID")? {
+    let last_sent = match super::headers::once(headers, "Last-Event-ID")? {
         None => 0,
         Some(v) => v
             .to_str()
