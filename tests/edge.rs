@@ -1351,6 +1351,253 @@ async fn bad_input_is_refused_and_changes_nothing() {
     assert!(!first.headers.contains_key("idempotent-replayed"));
 }
 
+/// Requests wrong in several ways at once, each with the one refusal it must get: the sandbox
+/// first (404), then the path's scenario, then the headers in the transfer's order (user, key,
+/// intent, wait), then the body (400, 413), then what only a well-formed request can be refused
+/// for (a transfer to oneself, a scenario's missing variant). A stream reads its query before
+/// its sandbox. Each changes nothing.
+fn several_things_wrong(id: &str) -> Vec<Refused> {
+    let sb = |rest: &str| format!("/api/sandboxes/{id}/{rest}");
+    let nowhere = |rest: &str| format!("/api/sandboxes/{GUESSED}/{rest}");
+    let big = "x".repeat(70 * 1024);
+    let bad_body = r#"{"to":"tithi","amount":1,"amount":2}"#;
+    let intent = "0b9c6a52-7f3e-4c1d-9e8a-5d2f1b7c3a60";
+    let pay = |path: &str, body: &str| Call::new(Method::POST, path).json(body);
+    vec![
+        refused(
+            "an unknown sandbox, no user, no key, a bad body",
+            pay(&nowhere("transfers"), bad_body),
+            404,
+            "unknown-sandbox",
+            None,
+        ),
+        refused(
+            "an unknown sandbox, a body over 64 KiB",
+            pay(&nowhere("transfers"), &json!({"pad": big}).to_string())
+                .header("Authorization", "Bearer shimul"),
+            404,
+            "unknown-sandbox",
+            None,
+        ),
+        refused(
+            "an unknown sandbox and an unknown scenario",
+            pay(&nowhere("scenario/99"), "{"),
+            404,
+            "unknown-sandbox",
+            None,
+        ),
+        refused(
+            "an unknown sandbox, an empty clock body",
+            pay(&nowhere("clock"), ""),
+            404,
+            "unknown-sandbox",
+            None,
+        ),
+        refused(
+            "an unknown sandbox and a word for an event",
+            Call::get(&nowhere("state-at/latest")),
+            404,
+            "unknown-sandbox",
+            None,
+        ),
+        refused(
+            "no user, a bad key, a bad intent, a bad wait, a bad body",
+            pay(&sb("transfers"), bad_body)
+                .header("Idempotency-Key", " k ")
+                .header("Lab-Intent", "first-try")
+                .header("Prefer", "wait=0"),
+            401,
+            "unknown-user",
+            None,
+        ),
+        refused(
+            "two users and two keys",
+            pay(&sb("transfers"), bad_body)
+                .header("Authorization", "Bearer shimul")
+                .also_header("Authorization", "Bearer tithi")
+                .header("Idempotency-Key", "k-1")
+                .also_header("Idempotency-Key", "k-2"),
+            400,
+            "duplicate-header",
+            Some("Authorization"),
+        ),
+        refused(
+            "no key, two intents, a bad wait, a bad body",
+            pay(&sb("transfers"), bad_body)
+                .header("Authorization", "Bearer shimul")
+                .header("Lab-Intent", intent)
+                .also_header("Lab-Intent", intent)
+                .header("Prefer", "wait=0"),
+            400,
+            "invalid-idempotency-key",
+            Some("Idempotency-Key"),
+        ),
+        refused(
+            "a bad intent, two waits, a bad body",
+            pay(&sb("transfers"), bad_body)
+                .header("Authorization", "Bearer shimul")
+                .header("Idempotency-Key", REFUSED_KEY)
+                .header("Lab-Intent", "first-try")
+                .header("Prefer", "wait=5")
+                .also_header("Prefer", "wait=6"),
+            400,
+            "invalid-field",
+            Some("Lab-Intent"),
+        ),
+        refused(
+            "two waits, a body over 64 KiB",
+            pay(&sb("transfers"), &json!({"pad": big}).to_string())
+                .header("Authorization", "Bearer shimul")
+                .header("Idempotency-Key", REFUSED_KEY)
+                .header("Prefer", "wait=5")
+                .also_header("Prefer", "wait=6"),
+            400,
+            "duplicate-header",
+            Some("Prefer"),
+        ),
+        refused(
+            "a bad wait, a body that is not JSON",
+            pay(&sb("transfers"), "to=shimul")
+                .header("Authorization", "Bearer shimul")
+                .header("Idempotency-Key", REFUSED_KEY)
+                .header("Prefer", "respond-async"),
+            400,
+            "invalid-field",
+            Some("Prefer"),
+        ),
+        refused(
+            "to oneself, in a body that names a member twice",
+            pay(
+                &sb("transfers"),
+                r#"{"to":"shimul","to":"shimul","amount":500}"#,
+            )
+            .header("Authorization", "Bearer shimul")
+            .header("Idempotency-Key", REFUSED_KEY),
+            400,
+            "duplicate-field",
+            Some("to"),
+        ),
+        refused(
+            "to oneself, an amount out of range",
+            pay(&sb("transfers"), r#"{"to":"shimul","amount":0}"#)
+                .header("Authorization", "Bearer tithi")
+                .header("Idempotency-Key", REFUSED_KEY),
+            400,
+            "invalid-field",
+            Some("amount"),
+        ),
+        refused(
+            "to oneself, as tithi",
+            pay(&sb("transfers"), r#"{"to":"tithi","amount":5}"#)
+                .header("Authorization", "Bearer tithi")
+                .header("Idempotency-Key", REFUSED_KEY),
+            422,
+            "self-transfer",
+            Some("to"),
+        ),
+        refused(
+            "an unknown scenario, a body that is not JSON",
+            pay(&sb("scenario/99"), "{"),
+            404,
+            "unknown-scenario",
+            None,
+        ),
+        refused(
+            "a scenario, an unknown variant named twice",
+            pay(&sb("scenario/1"), r#"{"variant":"x","variant":"y"}"#),
+            400,
+            "duplicate-field",
+            Some("variant"),
+        ),
+        refused(
+            "a scenario without the variant asked for",
+            pay(&sb("scenario/1"), r#"{"variant":"at_most_once"}"#),
+            404,
+            "unknown-scenario",
+            None,
+        ),
+        refused(
+            "an app event with an empty body",
+            pay(&sb("app-events"), " "),
+            400,
+            "invalid-json",
+            None,
+        ),
+        refused(
+            "a stream of an unknown sandbox with a bad query",
+            Call::get(&format!("{}?state=2", nowhere("events"))),
+            400,
+            "invalid-field",
+            Some("state"),
+        ),
+        refused(
+            "a stream of an unknown sandbox, two Last-Event-IDs",
+            Call::get(&nowhere("events"))
+                .header("Last-Event-ID", "1")
+                .also_header("Last-Event-ID", "2"),
+            404,
+            "unknown-sandbox",
+            None,
+        ),
+        refused(
+            "a foreign page, an unknown sandbox, a body that is not JSON",
+            pay(&nowhere("transfers"), "{").header("Origin", FOREIGN),
+            403,
+            "foreign-origin",
+            None,
+        ),
+        refused(
+            "a form's type, an unknown sandbox",
+            Call::new(Method::POST, &nowhere("transfers"))
+                .header("content-type", "application/x-www-form-urlencoded")
+                .raw(b"to=tithi"),
+            415,
+            "unsupported-media-type",
+            None,
+        ),
+    ]
+}
+
+/// When a request is wrong in several ways, the answer is the first refusal in the contract's
+/// order (`several_things_wrong`), and nothing changes.
+#[tokio::test]
+async fn the_first_refusal_is_the_answer() {
+    let edge = Edge::start().await;
+    let id = edge.sandbox(13).await;
+    let mut before = everything(&edge, &[&id]).await;
+    for case in several_things_wrong(&id) {
+        let answer = edge.call(case.call.clone()).await;
+        let problem = expect_problem(&answer, case.status, case.kind, case.what);
+        assert_eq!(
+            problem.get("field").and_then(Value::as_str),
+            case.field,
+            "{}: {problem}",
+            case.what
+        );
+        let after = everything(&edge, &[&id]).await;
+        assert!(after == before, "{} changed something", case.what);
+        before = after;
+    }
+    // Behind a balancer, the id it names for a new sandbox is read before the body.
+    let edge = Edge::start_with(Config {
+        new_sandbox_header: Some(axum::http::HeaderName::from_static("x-lab-new-sandbox")),
+        ..Config::default()
+    })
+    .await;
+    for path in ["/api/sandboxes", "/api/runs"] {
+        let answer = edge
+            .call(
+                Call::new(Method::POST, path)
+                    .json(r#"{"seed":1,"seed":2}"#)
+                    .header("x-lab-new-sandbox", "not-hex"),
+            )
+            .await;
+        let problem = expect_problem(&answer, 400, "invalid-field", path);
+        assert_eq!(problem["field"], "x-lab-new-sandbox", "{path}");
+        assert_eq!(edge.sandboxes_on_disk(), 0, "{path}");
+    }
+}
+
 /// The edges of what is accepted: a 255-character key, JSON with a charset, this server's own
 /// pages (same Origin, either scheme), a reset with no body and no type, and reads from
 /// anywhere.

@@ -101,7 +101,9 @@ impl Run {
     pub fn impossible(&self) -> Option<String> {
         self.inputs.iter().enumerate().find_map(|(i, r)| {
             let t = r.input.get("transfer")?;
-            (t.get("user")? == t.get("body")?.get("to")?)
+            let body = TransferBody::parse_shape(t.get("body")?).ok()?;
+            body.sent_by(t.get("user")?.as_str()?)
+                .is_err()
                 .then(|| format!("input {i} is a transfer to its own sender"))
         })
     }

@@ -89,6 +89,12 @@ impl From<crate::server::world::StepError> for LabError {
     }
 }
 
+impl From<crate::domain::transfer::SelfTransfer> for LabError {
+    fn from(_: crate::domain::transfer::SelfTransfer) -> Self {
+        LabError::SelfTransfer
+    }
+}
+
 impl LabError {
     /// The HTTP status this error answers with: its kind's (`ProblemKind::status`), the same
     /// on the REST API and on the server functions.

@@ -1,25 +1,21 @@
 //! The instructor's and the chapters' controls: safeguards, faults, the clock, reset, a
 //! scenario's preset, scenario 7's natural writes, scenario 8's messengers, a consumer replay.
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{RawPathParams, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 
-use super::problem::{json_body, optional_body};
-use super::{shapes, SandboxId};
+use super::body::StrictJson;
+use super::path::{scenario_number, Sandbox, Scenario};
+use super::shapes;
 use crate::domain::generals::{Generals, GeneralsBody};
 use crate::domain::natural::{NaturalBody, NaturalReport};
 use crate::domain::run::ReplayBody;
 use crate::domain::scenario;
-use crate::domain::typed::read_body;
 use crate::domain::{ClockCommand, ClockState};
 use crate::domain::{FaultsPatch, SafeguardsPatch};
 use crate::server::error::LabError;
-use crate::server::sandboxes::Sandboxes;
 
 /// Switches safeguards (any subset of the ids of docs/reference.md §3); all or nothing.
 #[utoipa::path(put, path = "/api/sandboxes/{id}/safeguards", tag = "controls",
@@ -27,21 +23,11 @@ use crate::server::sandboxes::Sandboxes;
     request_body = SafeguardsPatch,
     responses(
         (status = 200, description = "Every safeguard after the change", body = shapes::Safeguards),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn safeguards(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-    body: Result<Bytes, BytesRejection>,
+    Sandbox(sandbox): Sandbox,
+    StrictJson(patch): StrictJson<SafeguardsPatch>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.by_id(id).await?;
-    let patch = read_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.unlocked()?.set_safeguards(patch).await?))
 }
 
@@ -51,21 +37,11 @@ pub(super) async fn safeguards(
     request_body = FaultsPatch,
     responses(
         (status = 200, description = "Every fault after the change", body = crate::domain::Faults),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn faults(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-    body: Result<Bytes, BytesRejection>,
+    Sandbox(sandbox): Sandbox,
+    StrictJson(patch): StrictJson<FaultsPatch>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.by_id(id).await?;
-    let patch = read_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.unlocked()?.set_faults(patch).await?))
 }
 
@@ -75,22 +51,12 @@ pub(super) async fn faults(
     request_body = shapes::ClockBody,
     responses(
         (status = 200, body = ClockState),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
         (status = 423, response = shapes::Held),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn clock(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-    body: Result<Bytes, BytesRejection>,
+    Sandbox(sandbox): Sandbox,
+    StrictJson(commands): StrictJson<Vec<ClockCommand>>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.by_id(id).await?;
-    let commands = ClockCommand::parse_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.unfrozen()?.clock(commands).await?))
 }
 
@@ -100,17 +66,9 @@ pub(super) async fn clock(
     params(shapes::SandboxPath),
     responses(
         (status = 204, description = "Reset"),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
-pub(super) async fn reset(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-) -> Result<StatusCode, LabError> {
-    sandboxes.by_id(id).await?.unlocked()?.reset().await?;
+pub(super) async fn reset(Sandbox(sandbox): Sandbox) -> Result<StatusCode, LabError> {
+    sandbox.unlocked()?.reset().await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -126,30 +84,14 @@ pub(super) async fn reset(
     request_body(content = scenario::ScenarioBody, description = "Optional; `{}` or nothing reads as the guarded variant"),
     responses(
         (status = 200, description = "The scenario is loaded", body = shapes::ScenarioLoaded),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
         (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such scenario or variant of it (`unknown-scenario`; only scenario 8 has `at_most_once`); nothing changed", body = shapes::Problem, content_type = "application/problem+json"),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn scenario(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-    params: RawPathParams,
-    body: Result<Bytes, BytesRejection>,
+    Sandbox(sandbox): Sandbox,
+    Scenario(n): Scenario,
+    StrictJson(scenario::ScenarioBody { variant }): StrictJson<scenario::ScenarioBody>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.by_id(id).await?;
-    let n = params
-        .iter()
-        .find(|(name, _)| *name == "n")
-        .map(|(_, value)| value.to_owned())
-        .unwrap_or_default();
-    // An unknown scenario is refused before the body is read, as a missing one would be.
-    preset_for(&n, scenario::Variant::Guarded)?;
-    let scenario::ScenarioBody { variant } = optional_body(body)?;
-    let preset = preset_for(&n, variant)?;
+    let preset = preset_of(n, variant)?;
     let answer = json!({"scenario": preset.n, "variant": variant.id(), "seed": preset.seed});
     sandbox.unlocked()?.load_scenario(preset).await?;
     Ok(Json(answer))
@@ -159,12 +101,12 @@ pub(super) async fn scenario(
 /// variant the scenario does not have, is 404 `unknown-scenario`. The preset route and the
 /// lab's entrance (`/lab?scenario=N`) both read presets through it.
 pub fn preset_for(n: &str, variant: scenario::Variant) -> Result<scenario::Preset, LabError> {
-    let number = (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| n.parse::<u8>().ok())
-        .flatten()
-        .filter(|n| scenario::SCENARIOS.contains(n))
-        .ok_or_else(|| LabError::UnknownScenario(n.to_owned()))?;
-    scenario::preset(number, variant).ok_or(LabError::UnknownVariant(number, variant.id()))
+    preset_of(scenario_number(n)?, variant)
+}
+
+/// Scenario `n`'s preset in `variant`, or 404 `unknown-scenario` for a variant it lacks.
+fn preset_of(n: u8, variant: scenario::Variant) -> Result<scenario::Preset, LabError> {
+    scenario::preset(n, variant).ok_or(LabError::UnknownVariant(n, variant.id()))
 }
 
 /// `POST …/natural`: scenario 7. Sends `times` copies (default 10) of one write over the
@@ -175,21 +117,11 @@ pub fn preset_for(n: &str, variant: scenario::Variant) -> Result<scenario::Prese
     request_body = NaturalBody,
     responses(
         (status = 200, description = "The copies sent, those that arrived, and the tables after", body = NaturalReport),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn natural(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-    body: Result<Bytes, BytesRejection>,
+    Sandbox(sandbox): Sandbox,
+    StrictJson(NaturalBody { op, times }): StrictJson<NaturalBody>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.by_id(id).await?;
-    let NaturalBody { op, times } = read_body(&json_body(body, false)?)?;
     Ok(Json(sandbox.natural(op, times).await?))
 }
 
@@ -200,21 +132,11 @@ pub(super) async fn natural(
     request_body(content = GeneralsBody, description = "Optional; nothing reads as a 30 % chance"),
     responses(
         (status = 200, description = "When the messengers set out, and each one", body = Generals),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn generals(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-    body: Result<Bytes, BytesRejection>,
+    Sandbox(sandbox): Sandbox,
+    StrictJson(GeneralsBody { loss_pct }): StrictJson<GeneralsBody>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.by_id(id).await?;
-    let GeneralsBody { loss_pct } = optional_body(body)?;
     Ok(Json(sandbox.generals(loss_pct).await?))
 }
 
@@ -224,21 +146,11 @@ pub(super) async fn generals(
     request_body = ReplayBody,
     responses(
         (status = 200, description = "The group's new offset per partition", body = shapes::Replayed),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 404, response = shapes::NotFound),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn replay(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-    body: Result<Bytes, BytesRejection>,
+    Sandbox(sandbox): Sandbox,
+    StrictJson(body): StrictJson<ReplayBody>,
 ) -> Result<impl IntoResponse, LabError> {
-    let sandbox = sandboxes.by_id(id).await?;
-    let body: ReplayBody = read_body(&json_body(body, false)?)?;
     let consumer = body.consumer.id();
     let offsets = sandbox.unlocked()?.replay(body).await?;
     let offsets: serde_json::Map<String, serde_json::Value> = offsets

@@ -1,13 +1,11 @@
 //! A day at PocketPay, fast-forwarded (`server::day`): start one, follow it.
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawPathParams, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 
-use super::problem::json_body;
+use super::body::StrictJson;
 use super::shapes;
 use crate::domain::day::{parse_scale, scale_error, DayReport, DayRequest, DayStatus};
 use crate::server::error::LabError;
@@ -22,17 +20,12 @@ use crate::server::sandboxes::Sandboxes;
         (status = 200, description = "The day at this scale has run: its report", body = DayReport),
         (status = 202, description = "The day is running (just started, or already): its report so far; follow it at Location",
             body = DayReport, headers(("Location" = String, description = "`/api/days/{scale}`"))),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
         (status = 503, response = shapes::DayBusy),
     ))]
 pub(super) async fn start_day(
     State(sandboxes): State<Sandboxes>,
-    body: Result<Bytes, BytesRejection>,
+    StrictJson(request): StrictJson<DayRequest>,
 ) -> Result<impl IntoResponse, LabError> {
-    let request: DayRequest = crate::domain::typed::read_body(&json_body(body, true)?)?;
     let report = sandboxes.days().start(request.scale.get())?;
     Ok(answer(report))
 }

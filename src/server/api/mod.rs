@@ -1,11 +1,23 @@
-//! The HTTP API of docs/reference.md §8: thin handlers that parse, call the sandbox, and answer
-//! JSON or problem+json.
+//! The HTTP API of docs/reference.md §8: thin handlers that call the sandbox and answer JSON or
+//! problem+json.
+//!
+//! What a request carries is read by extractors before a handler runs, each refusing as the
+//! contract says: the sandbox the path names (`path.rs`), the headers (`headers.rs`) and the
+//! body (`body.rs`, `StrictJson`). When several things are wrong, the first refusal is the
+//! answer, and axum runs a handler's extractors in the order of its arguments, the body's
+//! last of all. So the order of a handler's arguments is part of the contract: the sandbox
+//! first (404), then the path's other parts and the headers as the handler lists them, then
+//! the body (400, 413); what the sandbox itself refuses (a class's lock, 423) comes after, in
+//! the handler. `tests/edge.rs` (`the_first_refusal_is_the_answer`) holds the order.
 
+mod body;
 mod controls;
 mod days;
 pub use controls::preset_for;
 pub mod edge;
+mod headers;
 pub mod openapi;
+mod path;
 pub mod problem;
 mod runs;
 mod sandboxes;
@@ -14,17 +26,14 @@ pub mod shapes;
 pub mod sse;
 mod transfers;
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, FromRequestParts, RawPathParams, State};
-use axum::http::request::Parts;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 
 use crate::server::error::LabError;
 use crate::server::sandboxes::Sandboxes;
-use problem::{json_body, BODY_LIMIT};
+use body::{StrictJson, BODY_LIMIT};
 
 /// Every `/api` route, over the lab, each sandbox's requests rate-limited.
 pub fn router(sandboxes: &Sandboxes) -> Router<Sandboxes> {
@@ -59,27 +68,6 @@ pub fn router(sandboxes: &Sandboxes) -> Router<Sandboxes> {
         .layer(axum::middleware::from_fn(edge::guard))
 }
 
-/// The `{id}` of a sandbox route, read as a sandbox id (a UUID in its 36-character form). A
-/// malformed id and an unknown one both answer 404 `unknown-sandbox`, even one that is not
-/// UTF-8 once percent-decoded: to the caller, neither names a sandbox.
-pub struct SandboxId(pub uuid::Uuid);
-
-impl<S: Send + Sync> FromRequestParts<S> for SandboxId {
-    type Rejection = LabError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, LabError> {
-        let params = RawPathParams::from_request_parts(parts, state)
-            .await
-            .map_err(|_| LabError::NotFound)?;
-        let id = params
-            .iter()
-            .find(|(name, _)| *name == "id")
-            .and_then(|(_, value)| crate::server::sandboxes::sandbox_id(value))
-            .ok_or(LabError::NotFound)?;
-        Ok(SandboxId(id))
-    }
-}
-
 /// Each sandbox's requests pass its token bucket; past it, 429 with Retry-After.
 async fn rate_limit(
     State(sandboxes): State<Sandboxes>,
@@ -107,17 +95,11 @@ async fn rate_limit(
     request_body(content = crate::domain::calc::DropVsDelete, description = "May be left out: `{}` (7 days of 5,000 rows)"),
     responses(
         (status = 200, description = "After each day added, the time to drop one day's table and to delete one day's rows", body = crate::domain::calc::DropReport),
-        (status = 400, response = shapes::BadRequest),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
     ))]
 async fn measure_drop_vs_delete(
     State(sandboxes): State<Sandboxes>,
-    body: Result<Bytes, BytesRejection>,
+    StrictJson(m): StrictJson<crate::domain::calc::DropVsDelete>,
 ) -> Result<impl IntoResponse, LabError> {
-    let m: crate::domain::calc::DropVsDelete =
-        crate::domain::typed::read_body(&json_body(body, true)?)?;
     let report = crate::server::measure::drop_vs_delete(&sandboxes.config().data_dir, m).await?;
     Ok(Json(report))
 }

@@ -1,6 +1,7 @@
 //! The OpenAPI 3.1 document of every `/api` route, served at `/api/openapi.json`.
 //!
-//! Paths, parameters and responses come from the handlers' annotations; the request bodies and
+//! Paths, parameters and responses come from the handlers' annotations, and the refusals every
+//! route of a kind shares from one rule (`shapes::EdgeResponses`); the request bodies and
 //! parameter schemas are written out here as JSON Schema, exactly as the handlers read them
 //! (types, ranges, enums, required fields, `additionalProperties: false`), from the domain's own
 //! constants. [`document`] puts them in place and links `POST /api/sandboxes`'s `id` to every
@@ -127,7 +128,8 @@ use crate::domain::{
             DayBusy,
             Held
         )
-    )
+    ),
+    modifiers(&EdgeResponses)
 )]
 pub struct ApiDoc;
 
@@ -271,6 +273,46 @@ mod tests {
                 .expect("a reference inside the document");
             assert!(doc.pointer(pointer).is_some(), "{r} names nothing");
         }
+    }
+
+    /// Every operation describes the refusals the edge gives its kind of route
+    /// (`shapes::EdgeResponses`), and an operation's own words for a status stand.
+    #[test]
+    fn every_operation_describes_the_edge_refusals_of_its_kind() {
+        let doc = document();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                let responses = operation["responses"].as_object().unwrap();
+                let mut wanted = vec![];
+                if method != "get" {
+                    wanted.extend(["403", "415"]);
+                }
+                if operation.get("requestBody").is_some() {
+                    wanted.extend(["400", "413"]);
+                }
+                if path.starts_with("/api/sandboxes/{id}/") {
+                    wanted.extend(["404", "429", "503"]);
+                }
+                for status in wanted {
+                    assert!(
+                        responses.contains_key(status),
+                        "{method} {path} does not describe {status}"
+                    );
+                }
+            }
+        }
+        let transfer = &doc["paths"]["/api/sandboxes/{id}/transfers"]["post"]["responses"];
+        assert_eq!(
+            transfer["404"]["$ref"], "#/components/responses/NotFound",
+            "a shared refusal is the shared response"
+        );
+        assert!(
+            transfer["400"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("duplicate-header"),
+            "an operation's own description of a status stands"
+        );
     }
 
     /// The schemas derived from the settings' types say what the types read: every id, no

@@ -1,15 +1,15 @@
 //! Runs: the sandbox at one of its events (rewind), a run's export, and a run's rerun into a new
 //! sandbox.
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawPathParams, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 
-use super::problem::json_body;
-use super::{shapes, SandboxId};
+use super::body::StrictJson;
+use super::headers::NewSandboxId;
+use super::path::Sandbox;
+use super::shapes;
 use crate::domain::run::{Rerun, Run};
 use crate::domain::{FieldError, SandboxState};
 use crate::server::error::LabError;
@@ -27,16 +27,12 @@ use crate::server::sandboxes::Sandboxes;
         (status = 200, body = SandboxState),
         (status = 400, description = "The event is not a number", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such sandbox (`unknown-sandbox`), or no such event in its log (`unknown-event`)", body = shapes::Problem, content_type = "application/problem+json"),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn state_at(
     State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
+    Sandbox(sandbox): Sandbox,
     params: RawPathParams,
 ) -> Result<Json<SandboxState>, LabError> {
-    // The sandbox first, like every other route: an unknown one is 404 whatever the event.
-    sandboxes.by_id(id).await?;
     let event = params
         .iter()
         .find(|(name, _)| *name == "event")
@@ -46,7 +42,11 @@ pub(super) async fn state_at(
         .ok_or_else(|| FieldError::new("event", "expected a timeline event id (digits)"))?;
     Ok(Json(
         sandboxes
-            .state_at(&id.to_string(), event, crate::server::store::SNAPSHOT_ROWS)
+            .state_at(
+                &sandbox.id.to_string(),
+                event,
+                crate::server::store::SNAPSHOT_ROWS,
+            )
             .await?,
     ))
 }
@@ -64,15 +64,9 @@ pub(crate) fn parse_event_id(text: &str) -> Option<i64> {
     params(shapes::SandboxPath),
     responses(
         (status = 200, body = Run),
-        (status = 404, response = shapes::NotFound),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
-pub(super) async fn export_run(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-) -> Result<Json<Run>, LabError> {
-    Ok(Json(sandboxes.by_id(id).await?.export_run().await?))
+pub(super) async fn export_run(Sandbox(sandbox): Sandbox) -> Result<Json<Run>, LabError> {
+    Ok(Json(sandbox.export_run().await?))
 }
 
 /// Reruns a run in a new sandbox (paused when done): the same seed and inputs give the same
@@ -83,22 +77,15 @@ pub(super) async fn export_run(
     request_body = shapes::RunBody,
     responses(
         (status = 201, description = "The new sandbox, its event log's hash and, when the run named one, the hash it claimed and whether the two match", body = Rerun),
-        (status = 400, response = shapes::BadRequest),
         (status = 409, description = "Behind a balancer (LAB_NEW_SANDBOX_HEADER), the id it named is taken already", body = shapes::Problem, content_type = "application/problem+json"),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
         (status = 422, description = "Well formed, but the run cannot be rerun as recorded (inputs out of order, at steps that never ran, a transfer to its own sender)", body = shapes::Problem, content_type = "application/problem+json"),
         (status = 503, response = shapes::Full),
     ))]
 pub(super) async fn import_run(
     State(sandboxes): State<Sandboxes>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    NewSandboxId(id): NewSandboxId,
+    StrictJson(run): StrictJson<Run>,
 ) -> Result<impl IntoResponse, LabError> {
-    let id = sandboxes.new_id(&headers)?;
-    let run: Run = serde_json::from_value(json_body(body, false)?)
-        .map_err(|e| LabError::BadJson(format!("not a run: {e}")))?;
     Ok((
         StatusCode::CREATED,
         Json(sandboxes.import_run(id, run).await?),

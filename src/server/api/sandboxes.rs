@@ -1,16 +1,15 @@
 //! The sandbox routes: make one, read its whole state, check its invariants.
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 
-use super::problem::json_body;
-use super::{shapes, SandboxId};
-use crate::domain::typed::read_body;
+use super::body::StrictJson;
+use super::headers::NewSandboxId;
+use super::path::Sandbox;
+use super::shapes;
 use crate::domain::{ClockMode, SandboxState};
 use crate::server::error::LabError;
 use crate::server::sandboxes::Sandboxes;
@@ -49,20 +48,14 @@ fn any_seed() -> utoipa::openapi::schema::Object {
     responses(
         (status = 201, description = "Made, at the lesson's start", body = shapes::Created,
             headers(("Location" = String, description = "`/api/sandboxes/{id}`"))),
-        (status = 400, response = shapes::BadRequest),
         (status = 409, description = "Behind a balancer (LAB_NEW_SANDBOX_HEADER), the id it named is taken already", body = shapes::Problem, content_type = "application/problem+json"),
-        (status = 403, response = shapes::ForeignOrigin),
-        (status = 413, response = shapes::TooLarge),
-        (status = 415, response = shapes::NotJson),
         (status = 503, response = shapes::Full),
     ))]
 pub(super) async fn create(
     State(sandboxes): State<Sandboxes>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    NewSandboxId(id): NewSandboxId,
+    StrictJson(CreateBody { seed, paused }): StrictJson<CreateBody>,
 ) -> Result<impl IntoResponse, LabError> {
-    let id = sandboxes.new_id(&headers)?;
-    let CreateBody { seed, paused } = read_body(&json_body(body, true)?)?;
     let mode = if paused {
         ClockMode::Paused
     } else {
@@ -84,15 +77,9 @@ pub(super) async fn create(
     params(shapes::SandboxPath),
     responses(
         (status = 200, body = SandboxState),
-        (status = 404, response = shapes::NotFound),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
-pub(super) async fn state(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
-) -> Result<Json<SandboxState>, LabError> {
-    Ok(Json(sandboxes.by_id(id).await?.state().await?))
+pub(super) async fn state(Sandbox(sandbox): Sandbox) -> Result<Json<SandboxState>, LabError> {
+    Ok(Json(sandbox.state().await?))
 }
 
 /// Checks the sandbox's invariants now, between two steps: what must hold whatever the faults
@@ -103,13 +90,9 @@ pub(super) async fn state(
     params(shapes::SandboxPath),
     responses(
         (status = 200, body = crate::server::invariants::Report),
-        (status = 404, response = shapes::NotFound),
-        (status = 429, response = shapes::TooFast),
-        (status = 503, response = shapes::Unavailable),
     ))]
 pub(super) async fn check(
-    State(sandboxes): State<Sandboxes>,
-    SandboxId(id): SandboxId,
+    Sandbox(sandbox): Sandbox,
 ) -> Result<Json<crate::server::invariants::Report>, LabError> {
-    Ok(Json(sandboxes.by_id(id).await?.check().await?))
+    Ok(Json(sandbox.check().await?))
 }

@@ -1,10 +1,13 @@
 //! The shapes the API's documentation names, for the handlers' annotations: the problem answer
 //! and the small JSON answers, the `{id}` parameter, the request bodies whose exact schemas
-//! `schemas.rs` writes out, and the problem responses many operations share.
+//! `schemas.rs` writes out, and the problem responses many operations share, with the rule
+//! that gives each operation its share of them ([`EdgeResponses`]).
 
 use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::Operation;
 use utoipa::openapi::response::{Response, ResponseBuilder};
-use utoipa::openapi::{Content, ObjectBuilder, Ref, RefOr, Type};
+use utoipa::openapi::{Content, ObjectBuilder, OpenApi, Ref, RefOr, Type};
+use utoipa::{Modify, ToResponse};
 
 /// An error answer (RFC 9457), `application/problem+json`.
 #[derive(utoipa::ToSchema)]
@@ -134,4 +137,66 @@ fn problem_response(description: &str, retry_after: bool) -> Response {
         );
     }
     response.build()
+}
+
+/// The refusals an operation gets from the edge by what its route is, not by what its handler
+/// does, so they are declared here once rather than on every handler (docs/reference.md §8):
+/// - a method that changes state (POST, PUT, PATCH, DELETE) passes the gate (`edge::check`):
+///   403 [`ForeignOrigin`], 415 [`NotJson`];
+/// - a request body is read by `StrictJson` (`api/body.rs`): 400 [`BadRequest`], 413
+///   [`TooLarge`];
+/// - a route in a sandbox (`/api/sandboxes/{id}/…`) finds it first (`path::Sandbox`) behind its
+///   rate limit: 404 [`NotFound`], 429 [`TooFast`], 503 [`Unavailable`].
+///
+/// Each is added to an operation that does not describe that status itself: where a handler
+/// says more (the transfer's 400, the scenario's 404, a stream's 503), its own words stand.
+pub struct EdgeResponses;
+
+impl Modify for EdgeResponses {
+    fn modify(&self, openapi: &mut OpenApi) {
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let in_sandbox = path.starts_with("/api/sandboxes/{id}/");
+            let operations = [
+                (&mut item.get, false),
+                (&mut item.post, true),
+                (&mut item.put, true),
+                (&mut item.patch, true),
+                (&mut item.delete, true),
+            ];
+            for (operation, changes_state) in operations {
+                if let Some(operation) = operation {
+                    add_edge_responses(operation, changes_state, in_sandbox);
+                }
+            }
+        }
+    }
+}
+
+fn add_edge_responses(operation: &mut Operation, changes_state: bool, in_sandbox: bool) {
+    let mut shared = Vec::new();
+    if changes_state {
+        shared.extend([(403, name::<ForeignOrigin>()), (415, name::<NotJson>())]);
+    }
+    if operation.request_body.is_some() {
+        shared.extend([(400, name::<BadRequest>()), (413, name::<TooLarge>())]);
+    }
+    if in_sandbox {
+        shared.extend([
+            (404, name::<NotFound>()),
+            (429, name::<TooFast>()),
+            (503, name::<Unavailable>()),
+        ]);
+    }
+    for (status, name) in shared {
+        operation
+            .responses
+            .responses
+            .entry(status.to_string())
+            .or_insert_with(|| Ref::from_response_name(name).into());
+    }
+}
+
+/// The `components/responses` name of a shared response.
+fn name<R: ToResponse<'static>>() -> &'static str {
+    R::response().0
 }

@@ -60,14 +60,12 @@ struct Feed {
     responses(
         (status = 200, description = "text/event-stream of clock and timeline events", body = crate::domain::TimelineEvent, content_type = "text/event-stream"),
         (status = 400, description = "Last-Event-ID is not a whole number (`invalid-last-event-id`), or is sent twice (`duplicate-header`), or `state` is not `1` (`invalid-field`)", body = super::shapes::Problem, content_type = "application/problem+json"),
-        (status = 404, response = super::shapes::NotFound),
-        (status = 429, response = super::shapes::TooFast),
         (status = 503, description = "Too many streams (`too-many-streams`) or the sandbox stopped (`sandbox-unavailable`); Retry-After", body = super::shapes::Problem, content_type = "application/problem+json",
             headers(("Retry-After" = i64, description = "Seconds to wait"))),
     ))]
 pub async fn events(
     State(sandboxes): State<Sandboxes>,
-    super::SandboxId(id): super::SandboxId,
+    super::path::SandboxId(id): super::path::SandboxId,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
@@ -103,7 +101,7 @@ pub fn stream(
     headers: &HeaderMap,
     follow_state: bool,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, LabError> {
-    let last_sent = match super::transfers::once(headers, "Last-Event-ID")? {
+    let last_sent = match super::headers::once(headers, "Last-Event-ID")? {
         None => 0,
         Some(v) => v
             .to_str()
