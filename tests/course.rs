@@ -29,7 +29,7 @@ async fn seen(
             .collect();
         let from = all
             .iter()
-            .rposition(|e| e.kind() == EventKind::SandboxReset)
+            .rposition(|e| e.kind == EventKind::SandboxReset)
             .unwrap_or(0);
         all[from..].to_vec()
     };
@@ -61,7 +61,7 @@ async fn chapter_08_walks_the_replay_trap_on_the_sandboxs_own_events() {
             .await;
         lab.advance_ms(&id, 2 * DAY_SECONDS * 1000).await;
         let (events, state) = seen(&lab, &id, |e| {
-            e.iter().any(|e| e.kind() == EventKind::Credited)
+            e.iter().any(|e| e.kind == EventKind::Credited)
         })
         .await;
         assert!(!step.holds(&events, &state), "step {k} before the replay");
@@ -76,8 +76,8 @@ async fn chapter_08_walks_the_replay_trap_on_the_sandboxs_own_events() {
         // Until what the replay brought back has been handled, caught or not.
         let (events, state) = seen(&lab, &id, |e| {
             e.iter()
-                .skip_while(|e| e.kind() != EventKind::ReplayStarted)
-                .any(|e| matches!(e.kind(), EventKind::Credited | EventKind::InboxDuplicate))
+                .skip_while(|e| e.kind != EventKind::ReplayStarted)
+                .any(|e| matches!(e.kind, EventKind::Credited | EventKind::InboxDuplicate))
         })
         .await;
         assert!(step.holds(&events, &state), "step {k}: {events:#?}");

@@ -37,24 +37,35 @@ pub struct Explanation {
 
 impl Explanation {
     pub fn of(e: &TimelineEvent) -> Explanation {
-        let facts = e.facts();
+        let guards = |field: &str| -> Vec<Safeguard> {
+            e.details
+                .get(field)
+                .and_then(|v| v.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|g| g.as_str().and_then(Safeguard::from_id))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         let caught_by = (e.outcome == Outcome::Caught)
-            .then(|| facts.guard.or_else(|| default_catcher(e.kind())))
+            .then(|| e.facts().guard.or_else(|| default_catcher(e.kind)))
             .flatten();
         let would_catch = if e.outcome == Outcome::Escaped {
-            if facts.would_catch.is_empty() {
-                default_would_catch(e.kind())
+            let recorded = guards("would_catch");
+            if recorded.is_empty() {
+                default_would_catch(e.kind)
             } else {
-                facts.would_catch.clone()
+                recorded
             }
         } else {
             Vec::new()
         };
         Explanation {
-            meaning: meaning(e.kind(), e.outcome),
+            meaning: meaning(e.kind, e.outcome),
             caught_by,
             would_catch,
-            status: facts.status,
+            status: e.facts().status,
         }
     }
 }
@@ -155,6 +166,11 @@ pub fn inbox_escape_guards(inbox: Safeguard, s: &Safeguards) -> Vec<Safeguard> {
     }
 }
 
+/// The ids of a list of guards, for an event's details.
+pub fn ids(guards: &[Safeguard]) -> Vec<&'static str> {
+    guards.iter().map(|g| g.id()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,9 +186,10 @@ mod tests {
             id: 1,
             at_ms: 0,
             layer: Layer::Api,
+            kind,
             correlation: None,
             outcome,
-            details: crate::domain::Details::example(kind, details),
+            details,
         }
     }
 
@@ -251,14 +268,7 @@ mod tests {
             Explanation::of(&e).would_catch,
             vec![Safeguard::WalletInbox]
         );
-        let e = event(
-            EventKind::LedgerDuplicate,
-            Outcome::Caught,
-            json!({"guard": "ledger_unique"}),
-        );
+        let e = event(EventKind::LedgerDuplicate, Outcome::Caught, json!({}));
         assert_eq!(Explanation::of(&e).caught_by, Some(Safeguard::LedgerUnique));
-        // A kind whose facts name no guard is caught by its layer's.
-        let e = event(EventKind::TapIgnored, Outcome::Caught, json!({}));
-        assert_eq!(Explanation::of(&e).caught_by, Some(Safeguard::ButtonGuard));
     }
 }

@@ -30,7 +30,7 @@ pub mod transfer;
 pub mod typed;
 
 pub use clock::{ClockCommand, ClockMode, ClockState};
-pub use event::{Details, EventKind, Outcome, TimelineEvent};
+pub use event::{EventKind, Outcome, TimelineEvent};
 pub use fault::{CrashMode, CrashPoint, Faults, FaultsPatch};
 pub use layer::Layer;
 pub use problem::{problem_body, ProblemKind};

@@ -106,11 +106,6 @@ impl Effect {
         Effect::Refused,
     ];
 
-    /// The effect with this id, if there is one.
-    pub fn from_id(id: &str) -> Option<Effect> {
-        Effect::ALL.into_iter().find(|e| e.id() == id)
-    }
-
     pub fn id(self) -> &'static str {
         match self {
             Effect::Changed => "changed",

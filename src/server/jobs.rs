@@ -3,14 +3,15 @@
 //! stuck-request recovery (armed per claim). The relay and the consumers are steps of
 //! `pipeline.rs`, not jobs.
 
+use serde_json::json;
+
 use super::broker;
 use super::payments::recovery;
 use super::sim::Cx;
 use super::store::StoreName;
 use super::world::{LabWorld, Step, StepError};
 use crate::domain::clock::{DAY_MS, HOUR_MS, MINUTE_MS};
-use crate::domain::event::{self as ev, Details};
-use crate::domain::{Layer, Outcome, Safeguard};
+use crate::domain::{EventKind, Layer, Outcome, Safeguard};
 
 /// A recurring job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,11 +70,8 @@ pub async fn run(job: Job, world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
         Job::InboxCleaner => {
             let hours = world.safeguards.hours(Safeguard::InboxWindowHours);
             let cutoff = now - hours * HOUR_MS;
-            let mut deleted = ev::InboxRows { sms: 0, wallet: 0 };
-            for (store, rows) in [
-                (StoreName::Wallet, &mut deleted.wallet),
-                (StoreName::Sms, &mut deleted.sms),
-            ] {
+            let mut deleted = serde_json::Map::new();
+            for store in [StoreName::Wallet, StoreName::Sms] {
                 let mut tx = stores.begin(store).await?;
                 let n = sqlx::query("DELETE FROM inbox WHERE processed_ms < ?1")
                     .bind(cutoff)
@@ -81,17 +79,14 @@ pub async fn run(job: Job, world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
                     .await?
                     .rows_affected();
                 tx.commit().await?;
-                *rows = n;
+                deleted.insert(store.id().to_owned(), n.into());
             }
             cx.record(
                 Layer::Jobs,
+                EventKind::InboxCleaned,
                 None,
                 Outcome::Ok,
-                Details::InboxCleaned(ev::InboxCleaned {
-                    window_hours: hours,
-                    cutoff_ms: cutoff,
-                    deleted,
-                }),
+                json!({"window_hours": hours, "cutoff_ms": cutoff, "deleted": deleted}),
             );
         }
         Job::LogRetention => {
@@ -100,12 +95,10 @@ pub async fn run(job: Job, world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
             tx.commit().await?;
             cx.record(
                 Layer::Jobs,
+                EventKind::LogRetentionApplied,
                 None,
                 Outcome::Ok,
-                Details::LogRetentionApplied(ev::LogRetentionApplied {
-                    deleted,
-                    partitions_moved: moved,
-                }),
+                json!({"deleted": deleted, "partitions_moved": moved}),
             );
         }
     }

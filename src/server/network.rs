@@ -10,13 +10,14 @@
 
 use std::collections::HashMap;
 
+use serde_json::json;
 use tokio::sync::oneshot;
 
 use super::calls::{ApiReply, ApiStep, Attempt, Draw, Fate, NetStep, Req};
 use super::sim::Cx;
 use super::world::{LabWorld, Step};
-use crate::domain::event::{self as ev, Details};
-use crate::domain::{Layer, Outcome, ProblemKind};
+use crate::domain::event::Facts;
+use crate::domain::{EventKind, Layer, Outcome, ProblemKind};
 
 /// API instances behind the load balancer.
 pub const INSTANCES: u32 = 2;
@@ -149,15 +150,11 @@ fn send(world: &mut LabWorld, call: u64, req: Req, cx: &mut Cx<'_, Step>) {
     let key = Some(req.key.to_string());
     cx.record(
         Layer::App,
+        EventKind::RequestSent,
         key.clone(),
         Outcome::Ok,
-        Details::RequestSent(ev::RequestSent {
-            call,
-            user: req.user.clone(),
-            to: req.body.to.clone(),
-            amount: req.body.amount,
-            intent: req.intent.clone(),
-        }),
+        json!({"call": call, "user": req.user, "to": req.body.to, "amount": req.body.amount,
+               "intent": req.intent}),
     );
     let timeout = world.faults.phone_timeout_ms.get();
     cx.schedule_in(
@@ -171,9 +168,10 @@ fn send(world: &mut LabWorld, call: u64, req: Req, cx: &mut Cx<'_, Step>) {
     if lost(world.faults.request_loss_pct.get(), fate, cx) {
         cx.record(
             Layer::Network,
+            EventKind::RequestLost,
             key,
             Outcome::Lost,
-            Details::RequestLost(ev::Call { call }),
+            json!({"call": call}),
         );
         // Nothing reached the load balancer, so it will never answer.
         if let Some(c) = world.net.calls.get_mut(&call) {
@@ -197,13 +195,10 @@ fn lb_timeout(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut 
     if attempt < INSTANCES {
         cx.record(
             Layer::LoadBalancer,
+            EventKind::LbRetried,
             Some(req.key.to_string()),
             Outcome::Ok,
-            Details::LbRetried(ev::LbRetried {
-                call,
-                attempt: attempt + 1,
-                after_ms: LB_UPSTREAM_TIMEOUT_MS,
-            }),
+            json!({"call": call, "attempt": attempt + 1, "after_ms": LB_UPSTREAM_TIMEOUT_MS}),
         );
         route(world, call, attempt + 1, req, cx);
     } else {
@@ -214,12 +209,10 @@ fn lb_timeout(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut 
         );
         cx.record(
             Layer::LoadBalancer,
+            EventKind::LbGaveUp,
             Some(req.key.to_string()),
             Outcome::Unknown,
-            Details::LbGaveUp(ev::LbGaveUp {
-                call,
-                attempts: attempt,
-            }),
+            json!({"call": call, "attempts": attempt}),
         );
         if let Some(c) = world.net.calls.get_mut(&call) {
             c.lb_done = true;
@@ -246,13 +239,10 @@ fn lb_answer(
     let Some(c) = waiting else {
         cx.record(
             Layer::LoadBalancer,
+            EventKind::LbLateAnswerDropped,
             Some(key),
             Outcome::Lost,
-            Details::LbLateAnswerDropped(ev::LbLateAnswerDropped {
-                call,
-                attempt,
-                status: reply.status,
-            }),
+            Facts::answered(reply.status).with(json!({"call": call, "attempt": attempt})),
         );
         return;
     };
@@ -267,24 +257,20 @@ fn deliver(world: &mut LabWorld, call: u64, key: String, reply: ApiReply, cx: &m
         Some(tx) => {
             cx.record(
                 Layer::Network,
+                EventKind::ResponseDelivered,
                 Some(key),
                 Outcome::Ok,
-                Details::ResponseDelivered(ev::ResponseDelivered {
-                    call,
-                    replayed: reply.replayed,
-                    status: reply.status,
-                }),
+                Facts::answered(reply.status)
+                    .with(json!({"call": call, "replayed": reply.replayed})),
             );
             let _ = tx.send(reply);
         }
         None => cx.record(
             Layer::Network,
+            EventKind::ResponseTooLate,
             Some(key),
             Outcome::Lost,
-            Details::ResponseTooLate(ev::Answered {
-                call,
-                status: reply.status,
-            }),
+            Facts::answered(reply.status).with(json!({"call": call})),
         ),
     }
     world.net.settle(call);
@@ -295,12 +281,10 @@ fn caller_timeout(world: &mut LabWorld, call: u64, key: String, cx: &mut Cx<'_, 
     if let Some(tx) = world.net.calls.get_mut(&call).and_then(|c| c.reply.take()) {
         cx.record(
             Layer::App,
+            EventKind::CallerTimedOut,
             Some(key),
             Outcome::Unknown,
-            Details::CallerTimedOut(ev::CallerTimedOut {
-                call,
-                after_ms: world.faults.phone_timeout_ms.get(),
-            }),
+            json!({"call": call, "after_ms": world.faults.phone_timeout_ms.get()}),
         );
         let _ = tx.send(ApiReply::no_response(
             "no answer came back in time: the transfer may or may not have happened",
@@ -329,9 +313,10 @@ fn route(world: &mut LabWorld, call: u64, attempt: u32, req: Req, cx: &mut Cx<'_
     if attempt == 1 {
         cx.record(
             Layer::LoadBalancer,
+            EventKind::LbRouted,
             Some(req.key.to_string()),
             Outcome::Ok,
-            Details::LbRouted(ev::LbRouted { call, instance }),
+            json!({"call": call, "instance": instance}),
         );
     }
     if world.faults.lb_retry {
@@ -366,12 +351,10 @@ fn respond(world: &mut LabWorld, call: u64, key: String, reply: ApiReply, cx: &m
     if lost(world.faults.response_loss_pct.get(), fate, cx) {
         cx.record(
             Layer::Network,
+            EventKind::ResponseLost,
             Some(key),
             Outcome::Lost,
-            Details::ResponseLost(ev::Answered {
-                call,
-                status: reply.status,
-            }),
+            Facts::answered(reply.status).with(json!({"call": call})),
         );
         world.net.settle(call);
     } else {

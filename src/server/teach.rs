@@ -116,7 +116,7 @@ pub async fn view(
                         let newest = event.id;
                         // A clock the instructor froze or thawed says nothing of what the
                         // student did: the row keeps the student's own newest event.
-                        if event.kind() != crate::domain::EventKind::ClockChanged {
+                        if event.kind != crate::domain::EventKind::ClockChanged {
                             student.last_event = Some(event);
                         }
                         classes.note(&student, harm_seen, newest).await?;

@@ -367,7 +367,7 @@ impl LabStream {
         }
         if let Some(at) = batch
             .iter()
-            .rposition(|e| e.kind() == EventKind::SandboxReset)
+            .rposition(|e| e.kind == EventKind::SandboxReset)
         {
             // The timeline starts again at the reset, news or not.
             let reset_id = batch[at].id;

@@ -5,7 +5,6 @@
 use super::{Chapter, Check, Panel, Step};
 use crate::domain::clock::{HOUR_MS, MINUTE_MS};
 use crate::domain::fault::NumberFault::{RequestLossPct, ResponseLossPct};
-use crate::domain::natural::NaturalOp;
 use crate::domain::scenario::Variant;
 use crate::domain::{EventKind, Outcome};
 
@@ -208,9 +207,12 @@ pub const CHAPTERS: [Chapter; 9] = [
         variant: Variant::Guarded,
         steps: &[
             step(Loaded(7, Variant::Guarded), Some("preset-load")),
-            step(SeenOp(NaturalOp::SetName), Some("natural-set_name")),
-            step(SeenOp(NaturalOp::Add), Some("natural-add")),
-            step(SeenOp(NaturalOp::Insert), Some("natural-insert")),
+            step(
+                SeenOp(K::NaturalApplied, "set_name"),
+                Some("natural-set_name"),
+            ),
+            step(SeenOp(K::NaturalApplied, "add"), Some("natural-add")),
+            step(SeenOp(K::NaturalApplied, "insert"), Some("natural-insert")),
         ],
         panels: &[
             Panel::Natural,

@@ -87,14 +87,14 @@ impl Chapter {
 /// (`Caught`) or applied it again (`Escaped`). A day is what it takes a 24-hour inbox window
 /// to forget: the replay trap.
 pub(super) fn replay_brought_back(events: &[TimelineEvent], outcome: Outcome) -> bool {
-    let effect = |e: &TimelineEvent| matches!(e.kind(), EventKind::Credited | EventKind::SmsSent);
+    let effect = |e: &TimelineEvent| matches!(e.kind, EventKind::Credited | EventKind::SmsSent);
     let again = |e: &TimelineEvent| match outcome {
-        Outcome::Caught => e.kind() == EventKind::InboxDuplicate && e.outcome == Outcome::Caught,
+        Outcome::Caught => e.kind == EventKind::InboxDuplicate && e.outcome == Outcome::Caught,
         Outcome::Escaped => effect(e) && e.outcome == Outcome::Escaped,
         _ => false,
     };
     events.iter().enumerate().any(|(i, replay)| {
-        replay.kind() == EventKind::ReplayStarted
+        replay.kind == EventKind::ReplayStarted
             && events[i + 1..].iter().any(|e| {
                 again(e)
                     && e.correlation.is_some()
@@ -120,19 +120,17 @@ mod tests {
             id: 1,
             at_ms,
             layer: Layer::Wallet,
+            kind,
             correlation: corr.map(str::to_owned),
             outcome,
-            details: crate::domain::Details::example(kind, json!({})),
+            details: json!({}),
         }
     }
 
     fn loaded(n: u8, variant: Variant) -> TimelineEvent {
         TimelineEvent {
             layer: Layer::Lab,
-            details: crate::domain::Details::example(
-                EventKind::ScenarioLoaded,
-                json!({"n": n, "variant": variant.id()}),
-            ),
+            details: json!({"n": n, "variant": variant.id()}),
             ..ev(0, EventKind::ScenarioLoaded, Outcome::Ok, None)
         }
     }

@@ -7,10 +7,9 @@
 use super::clock::START_MS;
 use super::fault::NumberFault;
 use super::generals::TRIP_MS;
-use super::natural::NaturalOp;
 use super::scenario::Variant;
 use super::state::SandboxState;
-use super::{Details, EventKind, Outcome, TimelineEvent};
+use super::{EventKind, Outcome, TimelineEvent};
 
 mod chapters;
 mod loads;
@@ -87,8 +86,8 @@ pub enum Check {
     Rows(&'static str, usize),
     /// An answer with this status reached the phone.
     Answered(u16),
-    /// A copy of one natural-idempotency way that reached the database.
-    SeenOp(NaturalOp),
+    /// An event of this kind for one natural-idempotency way (`details.op`).
+    SeenOp(EventKind, &'static str),
     /// The clock stands at least this long after the lesson's start, ms.
     TimeAtLeast(i64),
     /// The newest Two Generals' attempt has played out on the sandbox's clock: every messenger
@@ -128,7 +127,7 @@ impl Check {
             Check::Seen(kind, outcome, n) => {
                 events
                     .iter()
-                    .filter(|e| e.kind() == kind && outcome.is_none_or(|o| e.outcome == o))
+                    .filter(|e| e.kind == kind && outcome.is_none_or(|o| e.outcome == o))
                     .count()
                     >= n
             }
@@ -139,22 +138,23 @@ impl Check {
             Check::Loss(fault, pct) => fault.read(&state.faults) == pct,
             Check::Rows(table, n) => state.tables.get(table).map_or(0, Vec::len) >= n,
             Check::Answered(status) => events.iter().any(|e| {
-                e.kind() == EventKind::ResponseDelivered && e.facts().status == Some(status)
+                e.kind == EventKind::ResponseDelivered && e.facts().status == Some(status)
             }),
             Check::TimeAtLeast(ms) => now_ms >= START_MS + ms,
             Check::Crossed => crossed_by(events).is_some_and(|end| now_ms >= end),
-            Check::SeenOp(op) => events
+            Check::SeenOp(kind, op) => events
                 .iter()
-                .any(|e| matches!(&e.details, Details::NaturalApplied(d) if d.op == op)),
+                .any(|e| e.kind == kind && e.details["op"].as_str() == Some(op)),
             Check::Harmed => state.damage.verdict() == crate::domain::Verdict::MoneyWrong,
             // What the student looked at is the chapter's to know: `Chapter::progress`.
             Check::Looked(_) => true,
             Check::Jumped(ms) => {
                 events
                     .iter()
-                    .filter_map(|e| match &e.details {
-                        Details::ClockJumped(d) => Some(d.to_ms - d.from_ms),
-                        _ => None,
+                    .filter(|e| e.kind == EventKind::ClockJumped)
+                    .map(|e| {
+                        e.details["to_ms"].as_i64().unwrap_or(0)
+                            - e.details["from_ms"].as_i64().unwrap_or(0)
                     })
                     .sum::<i64>()
                     >= ms
@@ -198,10 +198,10 @@ fn crossed_by(events: &[TimelineEvent]) -> Option<i64> {
     let last = events
         .iter()
         .rev()
-        .find(|e| e.kind() == EventKind::GeneralsTrip)?;
+        .find(|e| e.kind == EventKind::GeneralsTrip)?;
     let trips = events
         .iter()
-        .filter(|e| e.kind() == EventKind::GeneralsTrip && e.correlation == last.correlation)
+        .filter(|e| e.kind == EventKind::GeneralsTrip && e.correlation == last.correlation)
         .count() as i64;
     Some(last.at_ms + trips * TRIP_MS)
 }
@@ -240,11 +240,11 @@ fn loaded(events: &[TimelineEvent], n: u8, variant: Variant) -> bool {
     events
         .iter()
         .rev()
-        .find_map(|e| match &e.details {
-            Details::ScenarioLoaded(d) => Some(d),
-            _ => None,
+        .find(|e| e.kind == EventKind::ScenarioLoaded)
+        .is_some_and(|e| {
+            e.details["n"].as_u64() == Some(u64::from(n))
+                && e.details["variant"].as_str() == Some(variant.id())
         })
-        .is_some_and(|d| d.n == n && d.variant == variant)
 }
 
 /// A chapter: the lesson section it teaches, the scenario it loads, its steps and its panels.
@@ -366,11 +366,11 @@ impl OwnWork {
     pub fn of(events: &[TimelineEvent]) -> OwnWork {
         let since = events
             .iter()
-            .rposition(|e| e.kind() == EventKind::SandboxReset)
+            .rposition(|e| e.kind == EventKind::SandboxReset)
             .map_or(0, |i| i + 1);
         let mut rest = events[since..].iter().skip_while(|e| {
             matches!(
-                e.kind(),
+                e.kind,
                 EventKind::ScenarioLoaded
                     | EventKind::SafeguardsChanged
                     | EventKind::FaultsChanged
@@ -379,7 +379,7 @@ impl OwnWork {
         });
         let mut work = OwnWork::default();
         for e in rest.by_ref() {
-            match e.kind() {
+            match e.kind {
                 EventKind::RequestSent => work.transfers += 1,
                 EventKind::Tapped
                 | EventKind::ClockStepped

@@ -10,9 +10,10 @@ fn ev(kind: EventKind, outcome: Outcome, details: serde_json::Value) -> Timeline
         id: 1,
         at_ms: 0,
         layer: Layer::Lab,
+        kind,
         correlation: None,
         outcome,
-        details: crate::domain::Details::example(kind, details),
+        details,
     }
 }
 

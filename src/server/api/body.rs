@@ -76,12 +76,7 @@ macro_rules! typed_bodies {
 }
 
 typed_bodies!(optional: false, SafeguardsPatch, FaultsPatch, NaturalBody, ReplayBody);
-typed_bodies!(
-    optional: true,
-    super::sandboxes::CreateBody,
-    DayRequest,
-    DropVsDelete,
-);
+typed_bodies!(optional: true, DayRequest, DropVsDelete);
 
 /// Bodies whose every field has a default: nothing, `{}` or `null` (as these routes have always
 /// taken it) is the default.

@@ -6,7 +6,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 
-use super::body::StrictJson;
+use super::body::{JsonBody, StrictJson};
 use super::headers::NewSandboxId;
 use super::path::Sandbox;
 use super::shapes;
@@ -27,6 +27,15 @@ pub struct CreateBody {
     /// Start with the clock paused.
     #[serde(default)]
     pub paused: bool,
+}
+
+/// Read as its fields say, and may be left out.
+impl JsonBody for CreateBody {
+    const OPTIONAL: bool = true;
+
+    fn read(value: serde_json::Value) -> Result<Self, LabError> {
+        Ok(crate::domain::typed::read_body(&value)?)
+    }
 }
 
 /// Any u64: a whole number from 0 to 18446744073709551615 (a plain integer with no `int64`

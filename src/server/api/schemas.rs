@@ -183,7 +183,7 @@ pub fn parameter_schema(name: &str) -> Value {
         "Last-Event-ID" => json!({"type": "integer", "minimum": 0, "maximum": i64::MAX}),
         // `GET …/events?state=1` (`sse::follows_state`).
         "state" => json!({"type": "string", "enum": ["1"]}),
-        // `wait=N`, N from 1 to 86,400 (`transfers::MAX_WAIT_SECS`).
+        // `wait=N`, N from 1 to 86,400 (`headers::MAX_WAIT_SECS`).
         "Prefer" => json!({
             "type": "string",
             "pattern": "^wait=([1-9][0-9]{0,3}|[1-7][0-9]{4}|8[0-5][0-9]{3}|86[0-3][0-9]{2}|86400)$",

@@ -16,6 +16,7 @@ pub mod idempotency;
 pub mod ledger;
 pub mod recovery;
 
+use serde_json::json;
 use sqlx::SqliteConnection;
 
 use self::decide::{Decision, First};
@@ -25,10 +26,10 @@ use super::calls::{ApiReply, ApiStep, Attempt, NetStep, Req};
 use super::pipeline;
 use super::sim::Cx;
 use super::world::{LabWorld, Step, StepError};
-use crate::domain::event::{self as ev, Details};
+use crate::domain::event::Facts;
 use crate::domain::explain;
 use crate::domain::pipeline::TransferDone;
-use crate::domain::{CrashPoint, Layer, Outcome, ProblemKind, Safeguard, Safeguards};
+use crate::domain::{CrashPoint, EventKind, Layer, Outcome, ProblemKind, Safeguard, Safeguards};
 use crate::server::store::StoreName;
 
 pub async fn run(
@@ -64,20 +65,6 @@ fn answer(cx: &mut Cx<'_, Step>, call: u64, attempt: u32, req: &Req, reply: ApiR
     );
 }
 
-/// A replay's facts on the API lane: which instance, attempt and call, and the status.
-fn replayed(a: &Attempt, status: u16) -> ev::ResponseReplayed {
-    ev::ResponseReplayed {
-        instance: a.instance,
-        attempt: a.attempt,
-        call: a.call,
-        status,
-        guard: None,
-        other_body: None,
-        damage: None,
-        would_catch: None,
-    }
-}
-
 /// Where a request goes once the idempotency table has had its say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum AfterCheck {
@@ -87,19 +74,24 @@ enum AfterCheck {
     Done,
 }
 
+/// An event's details on the API lane: which instance, attempt and call, and `extra`.
+fn details(a: &Attempt, extra: serde_json::Value) -> serde_json::Value {
+    let mut d = json!({"instance": a.instance, "attempt": a.attempt, "call": a.call});
+    if let (Some(d), Some(extra)) = (d.as_object_mut(), extra.as_object()) {
+        d.extend(extra.clone());
+    }
+    d
+}
+
 async fn receive(world: &mut LabWorld, a: Attempt, cx: &mut Cx<'_, Step>) -> Result<(), StepError> {
     let first = decide::first(&world.safeguards);
     let next = if first == First::RunUnchecked {
         cx.record(
             Layer::Api,
+            EventKind::KeyNotChecked,
             Some(a.req.key.to_string()),
             Outcome::Ok,
-            Details::KeyNotChecked(ev::KeyNotChecked {
-                instance: a.instance,
-                attempt: a.attempt,
-                call: a.call,
-                idempotency_table: false,
-            }),
+            details(&a, json!({"idempotency_table": false})),
         );
         AfterCheck::Pay
     } else {
@@ -144,28 +136,20 @@ async fn check_key(
         drop(conn);
         cx.record(
             Layer::Api,
+            EventKind::KeyClaimed,
             key.clone(),
             Outcome::Ok,
-            Details::KeyClaimed(ev::KeyClaimed {
-                instance: a.instance,
-                attempt: a.attempt,
-                call: a.call,
-                partition_day: idempotency::partition_of(now),
-            }),
+            details(a, json!({"partition_day": idempotency::partition_of(now)})),
         );
         // Should this request die before completing, recovery looks at it after 60 s.
         cx.schedule_at(recovery::look_at(now), Step::STUCK_RECOVERY);
         if world.crash_fires_on(CrashPoint::ApiAfterClaim, a, cx.rng()) {
             cx.record(
                 Layer::Api,
+                EventKind::InstanceCrashed,
                 key,
                 Outcome::Lost,
-                Details::InstanceCrashed(ev::InstanceCrashed {
-                    instance: a.instance,
-                    attempt: a.attempt,
-                    call: Some(a.call),
-                    crash: CrashPoint::ApiAfterClaim,
-                }),
+                details(a, Facts::crashed_at(CrashPoint::ApiAfterClaim).details()),
             );
             return Ok(AfterCheck::Done);
         }
@@ -199,15 +183,15 @@ async fn answer_from_row(
         Decision::OtherBody => {
             cx.record(
                 Layer::Api,
+                EventKind::KeyReused,
                 key,
                 Outcome::Caught,
-                Details::KeyReused(ev::Refused {
-                    instance: a.instance,
-                    attempt: a.attempt,
-                    call: a.call,
-                    guard: Safeguard::FingerprintCheck,
-                    status: 422,
-                }),
+                details(
+                    a,
+                    Facts::caught_by(Safeguard::FingerprintCheck)
+                        .status(422)
+                        .details(),
+                ),
             );
             let reply = ApiReply::problem(
                 422,
@@ -219,12 +203,15 @@ async fn answer_from_row(
         Decision::Replay { status, body } => {
             cx.record(
                 Layer::Api,
+                EventKind::ResponseReplayed,
                 key,
                 Outcome::Caught,
-                Details::ResponseReplayed(ev::ResponseReplayed {
-                    guard: Some(Safeguard::IdempotencyTable),
-                    ..replayed(a, status)
-                }),
+                details(
+                    a,
+                    Facts::caught_by(Safeguard::IdempotencyTable)
+                        .status(status)
+                        .details(),
+                ),
             );
             answer(cx, a.call, a.attempt, req, ApiReply::replayed(status, body));
         }
@@ -247,14 +234,15 @@ async fn answer_from_row(
             .await?;
             cx.record(
                 Layer::Api,
+                EventKind::ResponseReplayed,
                 key,
                 Outcome::Escaped,
-                Details::ResponseReplayed(ev::ResponseReplayed {
-                    other_body: Some(true),
-                    damage: Some("wrong receipt".to_owned()),
-                    would_catch: Some(vec![Safeguard::FingerprintCheck]),
-                    ..replayed(a, status)
-                }),
+                details(
+                    a,
+                    Facts::answered(status).with(json!({"other_body": true,
+                        "damage": "wrong receipt",
+                        "would_catch": [Safeguard::FingerprintCheck.id()]})),
+                ),
             );
             answer(cx, a.call, a.attempt, req, ApiReply::replayed(status, body));
         }
@@ -268,34 +256,27 @@ async fn answer_from_row(
                     .queued()
                     .filter_map(completing)
                     .any(|(user, k)| user == req.user && k == req.key.as_str());
-            let facts = ev::KeyInProgress {
-                instance: a.instance,
-                attempt: a.attempt,
-                call: a.call,
-                status: 409,
-                guard: None,
-                stuck: None,
-                would_finish: None,
-            };
             let (outcome, facts) = if finishing {
                 (
                     Outcome::Caught,
-                    ev::KeyInProgress {
-                        guard: Some(Safeguard::AtomicClaim),
-                        ..facts
-                    },
+                    Facts::caught_by(Safeguard::AtomicClaim)
+                        .status(409)
+                        .details(),
                 )
             } else {
                 (
                     Outcome::Lost,
-                    ev::KeyInProgress {
-                        stuck: Some(true),
-                        would_finish: Some(vec![Safeguard::StuckRecovery]),
-                        ..facts
-                    },
+                    Facts::answered(409).with(json!({"stuck": true,
+                        "would_finish": [Safeguard::StuckRecovery.id()]})),
                 )
             };
-            cx.record(Layer::Api, key, outcome, Details::KeyInProgress(facts));
+            cx.record(
+                Layer::Api,
+                EventKind::KeyInProgress,
+                key,
+                outcome,
+                details(a, facts),
+            );
             answer(cx, a.call, a.attempt, req, in_progress());
         }
         Decision::Run => {
@@ -306,14 +287,10 @@ async fn answer_from_row(
             );
             cx.record(
                 Layer::Api,
+                EventKind::KeyLookupEmpty,
                 key,
                 Outcome::Ok,
-                Details::KeyLookupEmpty(ev::KeyLookupEmpty {
-                    instance: a.instance,
-                    attempt: a.attempt,
-                    call: a.call,
-                    atomic_claim: false,
-                }),
+                details(a, json!({"atomic_claim": false})),
             );
             return Ok(AfterCheck::Pay);
         }
@@ -375,13 +352,10 @@ async fn pay(
     if amount > balance {
         cx.record(
             Layer::Ledger,
+            EventKind::InsufficientFunds,
             key,
             Outcome::Ok,
-            Details::InsufficientFunds(ev::InsufficientFunds {
-                balance,
-                amount,
-                instance,
-            }),
+            json!({"balance": balance, "amount": amount, "instance": instance}),
         );
         let reply = ApiReply::problem(
             422,
@@ -405,13 +379,11 @@ async fn pay(
         let first = ledger::by_transfer(tx, &transfer_id).await?;
         cx.record(
             Layer::Ledger,
+            EventKind::LedgerDuplicate,
             key,
             Outcome::Caught,
-            Details::LedgerDuplicate(ev::LedgerDuplicate {
-                guard: Safeguard::LedgerUnique,
-                transfer_id: transfer_id.clone(),
-                instance,
-            }),
+            Facts::caught_by(Safeguard::LedgerUnique)
+                .with(json!({"transfer_id": transfer_id, "instance": instance})),
         );
         let reply = match first {
             Some(first) => ApiReply::created(&first.receipt()),
@@ -436,12 +408,10 @@ async fn pay(
         crate::server::outbox::write(tx, &event, now).await?;
         cx.record(
             Layer::Outbox,
+            EventKind::OutboxWritten,
             key,
             Outcome::Ok,
-            Details::OutboxWritten(ev::OutboxWritten {
-                event_id: event.event_id.clone(),
-                transfer_id: event.transfer_id.clone(),
-            }),
+            json!({"event_id": event.event_id, "transfer_id": event.transfer_id}),
         );
     }
     record_debit(tx, guards, a, &entry, cx).await?;
@@ -459,28 +429,24 @@ async fn record_debit(
 ) -> Result<(), StepError> {
     let req = &a.req;
     let before = ledger::debits_for_intent(tx, &req.intent).await? - 1;
-    let mut facts = ev::Debited {
-        txn: entry.txn.clone(),
-        amount: -entry.amount,
-        balance: entry.balance_after,
-        transfer_id: entry.transfer_id.clone(),
-        instance: a.instance,
-        damage: None,
-        would_catch: None,
-    };
+    let mut facts = json!({"txn": entry.txn, "amount": -entry.amount,
+        "balance": entry.balance_after, "transfer_id": entry.transfer_id,
+        "instance": a.instance, "damage": serde_json::Value::Null});
     let outcome = if before > 0 {
         let same_key = ledger::intent_debited_with_key(tx, &req.intent, req.key.as_str()).await?;
-        facts.damage = Some("double charge".to_owned());
-        facts.would_catch = Some(explain::debit_escape_guards(same_key, guards));
+        let would_catch = explain::debit_escape_guards(same_key, guards);
+        facts["damage"] = json!("double charge");
+        facts["would_catch"] = json!(explain::ids(&would_catch));
         Outcome::Escaped
     } else {
         Outcome::Ok
     };
     cx.record(
         Layer::Ledger,
+        EventKind::Debited,
         Some(req.key.to_string()),
         outcome,
-        Details::Debited(facts),
+        facts,
     );
     Ok(())
 }
@@ -500,14 +466,11 @@ async fn after_commit(
     if world.crash_fires_on(CrashPoint::ApiAfterCommit, &a, cx.rng()) {
         cx.record(
             Layer::Api,
+            EventKind::InstanceCrashed,
             key.clone(),
             Outcome::Lost,
-            Details::InstanceCrashed(ev::InstanceCrashed {
-                instance: a.instance,
-                attempt: a.attempt,
-                call: None,
-                crash: CrashPoint::ApiAfterCommit,
-            }),
+            Facts::crashed_at(CrashPoint::ApiAfterCommit)
+                .with(json!({"instance": a.instance, "attempt": a.attempt})),
         );
         match new_event {
             // The outbox row was committed with the debit: the relay will still publish it.
@@ -515,13 +478,10 @@ async fn after_commit(
             // Dual write: the publish that would have followed the commit never happens.
             Some(event) => cx.record(
                 Layer::Outbox,
+                EventKind::EventLost,
                 key,
                 Outcome::Lost,
-                Details::EventLost(ev::EventLost {
-                    event_id: event.event_id,
-                    transfer_id: event.transfer_id,
-                    dual_write: true,
-                }),
+                json!({"event_id": event.event_id, "transfer_id": event.transfer_id, "dual_write": true}),
             ),
             None => {}
         }

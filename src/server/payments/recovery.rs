@@ -1,10 +1,11 @@
 //! The payment API's two background jobs, run by `jobs.rs` on the sandbox clock: stuck-request
 //! recovery (`stuck_recovery`) and the nightly drop of the idempotency table's old partitions.
 
+use serde_json::json;
+
 use super::{idempotency, ledger};
 use crate::domain::clock::HOUR_MS;
-use crate::domain::event::{self as ev, Details};
-use crate::domain::{Layer, Outcome, Safeguard};
+use crate::domain::{EventKind, Layer, Outcome, Safeguard};
 use crate::server::calls::ApiReply;
 use crate::server::sim::Cx;
 use crate::server::store::StoreName;
@@ -39,23 +40,20 @@ pub async fn recover_stuck(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Resul
                 idempotency::complete_stuck(&mut tx, row, now, reply.status, &reply.body).await?;
                 cx.record(
                     Layer::Jobs,
+                    EventKind::StuckKeyCompleted,
                     Some(row.idem_key.clone()),
                     Outcome::Ok,
-                    Details::StuckKeyCompleted(ev::StuckKeyCompleted {
-                        txn: entry.txn.clone(),
-                        claimed_ms: row.created_ms,
-                    }),
+                    json!({"txn": entry.txn, "claimed_ms": row.created_ms}),
                 );
             }
             _ => {
                 idempotency::release(&mut tx, row).await?;
                 cx.record(
                     Layer::Jobs,
+                    EventKind::StuckKeyReleased,
                     Some(row.idem_key.clone()),
                     Outcome::Ok,
-                    Details::StuckKeyReleased(ev::StuckKeyReleased {
-                        claimed_ms: row.created_ms,
-                    }),
+                    json!({"claimed_ms": row.created_ms}),
                 );
             }
         }
@@ -82,13 +80,10 @@ pub async fn drop_old_partitions(
     tx.commit().await?;
     cx.record(
         Layer::Jobs,
+        EventKind::PartitionsDropped,
         None,
         Outcome::Ok,
-        Details::PartitionsDropped(ev::PartitionsDropped {
-            days,
-            rows,
-            window_hours: world.safeguards.hours(Safeguard::WindowHours),
-        }),
+        json!({"days": days, "rows": rows, "window_hours": world.safeguards.hours(Safeguard::WindowHours)}),
     );
     Ok(())
 }

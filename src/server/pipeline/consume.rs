@@ -1,6 +1,7 @@
 //! The consumers: the fraud check (read, decide, write, commit the offset in one broker
 //! transaction) and the wallet and SMS consumers (inbox dedup in their own stores).
 
+use serde_json::json;
 use sqlx::SqliteConnection;
 
 use super::*;
@@ -91,13 +92,11 @@ pub(super) async fn fraud_batch(
             if open > 0 {
                 cx.record(
                     Layer::Broker,
+                    EventKind::TransactionAborted,
                     None,
                     Outcome::Caught,
-                    Details::TransactionAborted(ev::TransactionAborted {
-                        guard: Safeguard::Transactions,
-                        transactional_id: FRAUD_TXN_ID.to_owned(),
-                        epoch: p.epoch,
-                    }),
+                    Facts::caught_by(Safeguard::Transactions)
+                        .with(json!({"transactional_id": FRAUD_TXN_ID, "epoch": p.epoch})),
                 );
             }
             world.pipeline.fraud = Some((p, transactional));
@@ -147,30 +146,25 @@ pub(super) async fn fraud_batch(
     for ((record, event), audits) in batch.iter().zip(audits) {
         cx.record(
             Layer::Fraud,
+            EventKind::FraudApproved,
             Some(event.event_id.clone()),
             if audits > 1 {
                 Outcome::Escaped
             } else {
                 Outcome::Ok
             },
-            Details::FraudApproved(ev::FraudApproved {
-                offset: record.offset,
-                transactional,
-                audit_rows: audits as u64,
-                transfer_id: event.transfer_id.clone(),
-            }),
+            json!({"offset": record.offset, "transactional": transactional, "audit_rows": audits,
+                   "transfer_id": event.transfer_id}),
         );
     }
     if world.crash_fires(CrashPoint::FraudBeforeCommit, cx.rng()) {
         cx.record(
             Layer::Fraud,
+            EventKind::FraudCrashed,
             Some(batch[0].1.event_id.clone()),
             Outcome::Lost,
-            Details::FraudCrashed(ev::ConsumerCrashed {
-                crash: CrashPoint::FraudBeforeCommit,
-                restarts_in_ms: RESTART_MS,
-                uncommitted: batch.len() as u64,
-            }),
+            Facts::crashed_at(CrashPoint::FraudBeforeCommit)
+                .with(json!({"restarts_in_ms": RESTART_MS, "uncommitted": batch.len()})),
         );
         world.pipeline.fraud = None;
         return Ok(false);
@@ -213,6 +207,10 @@ pub(super) async fn apply_batch(
         Consumer::Wallet => (StoreName::Wallet, Safeguard::WalletInbox, Layer::Wallet),
         _ => (StoreName::Sms, Safeguard::SmsInbox, Layer::Sms),
     };
+    let kind = match consumer {
+        Consumer::Wallet => EventKind::Credited,
+        _ => EventKind::SmsSent,
+    };
     let inbox_on = world.safeguards.is_on(guard);
     let mut tx = world.stores.begin(store).await?;
     let events: Vec<&TransferDone> = batch.iter().map(|(_, e)| e).collect();
@@ -221,52 +219,42 @@ pub(super) async fn apply_batch(
     for ((record, event), applied) in batch.iter().zip(applied) {
         let corr = Some(event.event_id.clone());
         match applied {
-            Some(times) => {
-                let applied = ev::Applied {
-                    amount: event.amount,
-                    to: event.to.clone(),
-                    offset: record.offset,
-                    times: times as u64,
-                    transfer_id: event.transfer_id.clone(),
-                    would_catch: (times > 1)
-                        .then(|| explain::inbox_escape_guards(guard, &world.safeguards)),
-                };
-                cx.record(
-                    layer,
-                    corr,
-                    if times > 1 {
-                        Outcome::Escaped
-                    } else {
-                        Outcome::Ok
-                    },
-                    match consumer {
-                        Consumer::Wallet => Details::Credited(applied),
-                        _ => Details::SmsSent(applied),
-                    },
-                )
-            }
+            Some(times) => cx.record(
+                layer,
+                kind,
+                corr,
+                if times > 1 {
+                    Outcome::Escaped
+                } else {
+                    Outcome::Ok
+                },
+                if times > 1 {
+                    json!({"amount": event.amount, "to": event.to, "offset": record.offset, "times": times,
+                           "transfer_id": event.transfer_id,
+                           "would_catch": explain::ids(&explain::inbox_escape_guards(guard, &world.safeguards))})
+                } else {
+                    json!({"amount": event.amount, "to": event.to, "offset": record.offset, "times": times,
+                           "transfer_id": event.transfer_id})
+                },
+            ),
             None => cx.record(
                 layer,
+                EventKind::InboxDuplicate,
                 corr,
                 Outcome::Caught,
-                Details::InboxDuplicate(ev::InboxDuplicate {
-                    guard,
-                    offset: record.offset,
-                    transfer_id: event.transfer_id.clone(),
-                }),
+                Facts::caught_by(guard)
+                    .with(json!({"offset": record.offset, "transfer_id": event.transfer_id})),
             ),
         }
     }
     if world.crash_fires(CrashPoint::ConsumerBeforeOffsetCommit, cx.rng()) {
         cx.record(
             layer,
+            EventKind::ConsumerCrashed,
             Some(batch[0].1.event_id.clone()),
             Outcome::Lost,
-            Details::ConsumerCrashed(ev::ConsumerCrashed {
-                crash: CrashPoint::ConsumerBeforeOffsetCommit,
-                restarts_in_ms: RESTART_MS,
-                uncommitted: batch.len() as u64,
-            }),
+            Facts::crashed_at(CrashPoint::ConsumerBeforeOffsetCommit)
+                .with(json!({"restarts_in_ms": RESTART_MS, "uncommitted": batch.len()})),
         );
         return Ok(false);
     }

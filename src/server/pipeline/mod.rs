@@ -10,7 +10,7 @@ mod publish;
 
 use std::collections::HashMap;
 
-use crate::domain::event::{self as ev, Details};
+use crate::domain::event::Facts;
 use crate::domain::explain;
 use crate::domain::pipeline::{Consumer, TransferDone, APPROVED_TOPIC, TRANSFERS_TOPIC};
 use crate::server::broker::{self, Appended, Producer};
@@ -20,7 +20,7 @@ use crate::server::world::{LabWorld, Step, StepError};
 pub use consume::{apply_events, audit_events, consume};
 pub use publish::{publish, publish_batch, publish_from_api, relay, ToPublish};
 
-use crate::domain::{CrashPoint, Layer, Outcome, Safeguard};
+use crate::domain::{CrashPoint, EventKind, Layer, Outcome, Safeguard};
 
 /// How soon the relay looks at a new outbox row.
 pub const RELAY_DELAY_MS: i64 = 100;

@@ -1,6 +1,8 @@
 //! Publishing: the API's own publish (the dual write, outbox off), and the relay that sends
 //! unsent outbox rows, each through an idempotent producer.
 
+use serde_json::json;
+
 use super::*;
 use crate::server::outbox;
 
@@ -76,29 +78,21 @@ pub async fn publish_batch(
     for ((r, o), a) in records.iter().zip(&outgoing).zip(&appended) {
         cx.record(
             Layer::Broker,
+            EventKind::RecordAppended,
             Some(r.correlation.to_owned()),
             Outcome::Ok,
-            Details::RecordAppended(ev::RecordAppended {
-                topic: topic.to_owned(),
-                partition: a.partition,
-                offset: a.offset,
-                producer: producer.id,
-                sequence: o.sequence,
-                transactional: txn.is_some(),
-            }),
+            json!({"topic": topic, "partition": a.partition, "offset": a.offset,
+                   "producer": producer.id, "sequence": o.sequence, "transactional": txn.is_some()}),
         );
     }
     if world.crash_fires(CrashPoint::BrokerAckLost, cx.rng()) {
         for (r, a) in records.iter().zip(&appended) {
             cx.record(
                 Layer::Broker,
+                EventKind::AckLost,
                 Some(r.correlation.to_owned()),
                 Outcome::Lost,
-                Details::AckLost(ev::AckLost {
-                    topic: topic.to_owned(),
-                    partition: a.partition,
-                    offset: a.offset,
-                }),
+                json!({"topic": topic, "partition": a.partition, "offset": a.offset}),
             );
         }
         let mut tx = world.stores.begin(StoreName::Broker).await?;
@@ -109,24 +103,19 @@ pub async fn publish_batch(
             if resend.duplicate {
                 cx.record(
                     Layer::Broker,
+                    EventKind::ResendDropped,
                     corr,
                     Outcome::Caught,
-                    Details::ResendDropped(ev::ResendDropped {
-                        guard: Safeguard::IdempotentProducer,
-                        topic: topic.to_owned(),
-                        offset: resend.offset,
-                    }),
+                    Facts::caught_by(Safeguard::IdempotentProducer)
+                        .with(json!({"topic": topic, "offset": resend.offset})),
                 );
             } else {
                 cx.record(
                     Layer::Broker,
+                    EventKind::ResendAppended,
                     corr,
                     Outcome::Escaped,
-                    Details::ResendAppended(ev::AckLost {
-                        topic: topic.to_owned(),
-                        partition: resend.partition,
-                        offset: resend.offset,
-                    }),
+                    json!({"topic": topic, "partition": resend.partition, "offset": resend.offset}),
                 );
             }
         }
@@ -162,14 +151,10 @@ pub async fn publish_from_api(
     .await?;
     cx.record(
         Layer::Api,
+        EventKind::EventPublished,
         Some(event.event_id.clone()),
         Outcome::Ok,
-        Details::EventPublished(ev::EventPublished {
-            by: "api".to_owned(),
-            dual_write: Some(true),
-            offset: None,
-            transfer_id: event.transfer_id.clone(),
-        }),
+        json!({"by": "api", "dual_write": true, "transfer_id": event.transfer_id}),
     );
     cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Fraud));
     Ok(())
@@ -208,27 +193,21 @@ pub async fn relay(world: &mut LabWorld, cx: &mut Cx<'_, Step>) -> Result<(), St
     for ((event_id, transfer_id, _), a) in rows.iter().zip(&appended) {
         cx.record(
             Layer::Relay,
+            EventKind::EventPublished,
             Some(event_id.clone()),
             Outcome::Ok,
-            Details::EventPublished(ev::EventPublished {
-                by: "relay".to_owned(),
-                dual_write: None,
-                offset: Some(a.offset),
-                transfer_id: transfer_id.clone(),
-            }),
+            json!({"by": "relay", "offset": a.offset, "transfer_id": transfer_id}),
         );
     }
     cx.wake_in(POLL_DELAY_MS, Step::Consume(Consumer::Fraud));
     if world.crash_fires(CrashPoint::RelayAfterPublish, cx.rng()) {
         cx.record(
             Layer::Relay,
+            EventKind::RelayCrashed,
             Some(rows[0].0.clone()),
             Outcome::Lost,
-            Details::RelayCrashed(ev::RelayCrashed {
-                crash: CrashPoint::RelayAfterPublish,
-                restarts_in_ms: RESTART_MS,
-                unmarked: rows.len() as u64,
-            }),
+            Facts::crashed_at(CrashPoint::RelayAfterPublish)
+                .with(json!({"restarts_in_ms": RESTART_MS, "unmarked": rows.len()})),
         );
         world.pipeline.relay = None;
         cx.schedule_in(RESTART_MS, Step::Relay);

@@ -11,29 +11,28 @@ impl EventRow {
     pub(super) fn into_event(self) -> Result<TimelineEvent, LabError> {
         let id = self.id;
         let field = |what: &str, value: &str| unreadable(format!("event {id}'s {what} {value:?}"));
-        let kind: EventKind = serde_json::from_value(serde_json::Value::String(self.kind.clone()))
-            .map_err(|_| field("kind", &self.kind))?;
         Ok(TimelineEvent {
             id,
             at_ms: self.at_ms,
             layer: Layer::from_id(&self.layer).ok_or_else(|| field("layer", &self.layer))?,
+            kind: serde_json::from_value(serde_json::Value::String(self.kind.clone()))
+                .map_err(|_| field("kind", &self.kind))?,
             correlation: self.correlation,
             outcome: Outcome::from_id(&self.outcome)
                 .ok_or_else(|| field("outcome", &self.outcome))?,
             details: serde_json::from_str(&self.details)
-                .ok()
-                .and_then(|facts| Details::read(kind, facts).ok())
-                .ok_or_else(|| field("details", &self.details))?,
+                .map_err(|_| field("details", &self.details))?,
         })
     }
 }
 
 impl Owner {
     /// An event on the lab lane, at the current virtual time.
-    pub(super) fn lab_event(&self, details: Details) -> NewEvent {
+    pub(super) fn lab_event(&self, kind: EventKind, details: serde_json::Value) -> NewEvent {
         NewEvent {
             at_ms: self.sim.now(),
             layer: Layer::Lab,
+            kind,
             correlation: None,
             outcome: Outcome::Ok,
             details,
@@ -69,8 +68,8 @@ impl Owner {
         let texts: Vec<(serde_json::Value, String)> = events
             .iter()
             .map(|e| {
-                let kind = serde_json::to_value(e.details.kind()).expect("event kinds serialise");
-                (kind, e.details.to_json().to_string())
+                let kind = serde_json::to_value(e.kind).expect("event kinds serialise");
+                (kind, e.details.to_string())
             })
             .collect();
         let mut ids: Vec<i64> = Vec::with_capacity(events.len());
@@ -139,6 +138,7 @@ impl Owner {
                 id,
                 at_ms: e.at_ms,
                 layer: e.layer,
+                kind: e.kind,
                 correlation: e.correlation,
                 outcome: e.outcome,
                 details: e.details,

@@ -54,11 +54,10 @@ impl Owner {
         let mut tx = self.world.stores.begin(StoreName::Broker).await?;
         let offsets = broker::seek_to_time(&mut tx, consumer.id(), consumer.topic(), from).await?;
         tx.commit().await?;
-        let e = self.lab_event(Details::ReplayStarted(ev::ReplayStarted {
-            consumer,
-            from_ms: from,
-            offsets: offsets.clone(),
-        }));
+        let e = self.lab_event(
+            EventKind::ReplayStarted,
+            json!({"consumer": consumer, "from_ms": from, "offsets": offsets}),
+        );
         self.publish(vec![e]).await?;
         self.sim.schedule_at(now, Step::Consume(consumer));
         self.save().await?;
@@ -70,31 +69,31 @@ impl Owner {
     pub(super) async fn app_signal(&mut self, signal: AppSignal) -> Result<(), LabError> {
         self.record_input(&Input::App(signal.clone())).await?;
         let now = self.sim.now();
-        let event =
-            |layer, kind: fn(ev::NoFacts) -> Details, key: Option<String>, outcome| NewEvent {
-                at_ms: now,
-                layer,
-                correlation: key,
-                outcome,
-                details: kind(ev::NoFacts {}),
-            };
+        let event = |layer, kind, key: Option<String>, outcome| NewEvent {
+            at_ms: now,
+            layer,
+            kind,
+            correlation: key,
+            outcome,
+            details: json!({}),
+        };
         let events = match signal {
             AppSignal::Tap { key, key_kept } => vec![
                 event(
                     Layer::Button,
-                    Details::Tapped,
+                    EventKind::Tapped,
                     Some(key.clone()),
                     Outcome::Ok,
                 ),
                 if key_kept {
-                    event(Layer::App, Details::KeyKept, Some(key), Outcome::Caught)
+                    event(Layer::App, EventKind::KeyKept, Some(key), Outcome::Caught)
                 } else {
-                    event(Layer::App, Details::KeyMade, Some(key), Outcome::Ok)
+                    event(Layer::App, EventKind::KeyMade, Some(key), Outcome::Ok)
                 },
             ],
             AppSignal::TapIgnored { key } => vec![event(
                 Layer::Button,
-                Details::TapIgnored,
+                EventKind::TapIgnored,
                 key,
                 Outcome::Caught,
             )],
@@ -151,16 +150,21 @@ impl Owner {
             self.sim.schedule_at(now, Step::STUCK_RECOVERY);
         }
         self.world.safeguards = next;
-        let details = Details::SafeguardsChanged(patch.clone());
-        self.settings_changed(Input::Safeguards(patch), details)
-            .await?;
+        let details = serde_json::to_value(&patch).expect("a change serialises");
+        self.settings_changed(
+            Input::Safeguards(patch),
+            EventKind::SafeguardsChanged,
+            details,
+        )
+        .await?;
         Ok(self.world.safeguards.clone())
     }
 
     pub(super) async fn set_faults(&mut self, patch: FaultsPatch) -> Result<Faults, LabError> {
         self.world.faults = self.world.faults.apply(&patch);
-        let details = Details::FaultsChanged(patch.clone());
-        self.settings_changed(Input::Faults(patch), details).await?;
+        let details = serde_json::to_value(&patch).expect("a change serialises");
+        self.settings_changed(Input::Faults(patch), EventKind::FaultsChanged, details)
+            .await?;
         Ok(self.world.faults.clone())
     }
 
@@ -169,10 +173,11 @@ impl Owner {
     pub(super) async fn settings_changed(
         &mut self,
         input: Input,
-        change: Details,
+        kind: EventKind,
+        change: serde_json::Value,
     ) -> Result<(), LabError> {
         self.record_input(&input).await?;
-        let e = self.lab_event(change);
+        let e = self.lab_event(kind, change);
         self.publish(vec![e]).await?;
         self.save().await
     }
@@ -205,7 +210,7 @@ impl Owner {
         self.mode = ClockMode::Live;
         self.speed = 1.0;
         self.anchor = Some(live_clock::LiveClock::new(Instant::now(), START_MS));
-        let e = self.lab_event(Details::SandboxReset(ev::Seeded { seed: self.seed }));
+        let e = self.lab_event(EventKind::SandboxReset, json!({"seed": self.seed}));
         self.publish(vec![e]).await?;
         self.save().await?;
         self.report_clock();
@@ -228,12 +233,10 @@ impl Owner {
             .map(|t| NewEvent {
                 at_ms: now,
                 layer: Layer::Network,
+                kind: EventKind::GeneralsTrip,
                 correlation: Some(format!("generals-{now}")),
                 outcome: if t.lost { Outcome::Lost } else { Outcome::Ok },
-                details: Details::GeneralsTrip(ev::GeneralsTrip {
-                    n: t.n,
-                    from: if t.from_a { "a" } else { "b" }.to_owned(),
-                }),
+                details: json!({"n": t.n, "from": if t.from_a { "a" } else { "b" }}),
             })
             .collect();
         self.publish(events).await?;
@@ -262,9 +265,10 @@ impl Owner {
                 events.push(NewEvent {
                     at_ms: now,
                     layer: Layer::Network,
+                    kind: EventKind::NaturalLost,
                     correlation,
                     outcome: Outcome::Lost,
-                    details: Details::NaturalLost(ev::NaturalLost { op, copy }),
+                    details: json!({"op": op.id(), "copy": copy}),
                 });
                 continue;
             }
@@ -278,14 +282,11 @@ impl Owner {
             events.push(NewEvent {
                 at_ms: now,
                 layer: Layer::Api,
+                kind: EventKind::NaturalApplied,
                 correlation,
                 outcome,
-                details: Details::NaturalApplied(ev::NaturalApplied {
-                    op,
-                    copy,
-                    effect,
-                    transfer_id: transfer_id.clone(),
-                }),
+                details: json!({"op": op.id(), "copy": copy, "effect": effect.id(),
+                               "transfer_id": transfer_id}),
             });
         }
         let report = NaturalReport {
@@ -310,7 +311,10 @@ impl Owner {
         variant: crate::domain::scenario::Variant,
     ) -> Result<(), LabError> {
         self.record_input(&Input::Scenario { n, variant }).await?;
-        let e = self.lab_event(Details::ScenarioLoaded(ev::ScenarioLoaded { n, variant }));
+        let e = self.lab_event(
+            EventKind::ScenarioLoaded,
+            json!({"n": n, "variant": variant.id()}),
+        );
         self.publish(vec![e]).await
     }
 

@@ -92,20 +92,20 @@ impl Owner {
                     self.record_input(&Input::Clock(command)).await?;
                     self.anchor = None;
                     self.mode = ClockMode::Paused;
-                    let e = self.lab_event(Details::ClockChanged(ev::ClockChanged {
-                        mode: Some(ClockMode::Paused),
-                        speed: None,
-                    }));
+                    let e = self.lab_event(
+                        EventKind::ClockChanged,
+                        json!({"mode": ClockMode::Paused.id()}),
+                    );
                     self.publish(vec![e]).await?;
                 }
                 ClockCommand::Resume => {
                     self.record_input(&Input::Clock(command)).await?;
                     self.mode = ClockMode::Live;
                     self.anchor = Some(LiveClock::new(Instant::now(), before));
-                    let e = self.lab_event(Details::ClockChanged(ev::ClockChanged {
-                        mode: Some(ClockMode::Live),
-                        speed: Some(self.speed),
-                    }));
+                    let e = self.lab_event(
+                        EventKind::ClockChanged,
+                        json!({"mode": "live", "speed": self.speed}),
+                    );
                     self.publish(vec![e]).await?;
                 }
                 ClockCommand::Speed { speed } => {
@@ -114,19 +114,16 @@ impl Owner {
                     if self.anchor.is_some() {
                         self.anchor = Some(LiveClock::new(Instant::now(), before));
                     }
-                    let e = self.lab_event(Details::ClockChanged(ev::ClockChanged {
-                        mode: None,
-                        speed: Some(speed),
-                    }));
+                    let e = self.lab_event(EventKind::ClockChanged, json!({"speed": speed}));
                     self.publish(vec![e]).await?;
                 }
                 ClockCommand::Step => {
                     if let Some(due) = self.sim.next_due() {
                         self.record_input(&Input::Clock(command)).await?;
-                        let e = self.lab_event(Details::ClockStepped(ev::ClockMoved {
-                            from_ms: before,
-                            to_ms: due,
-                        }));
+                        let e = self.lab_event(
+                            EventKind::ClockStepped,
+                            json!({"from_ms": before, "to_ms": due}),
+                        );
                         self.publish(vec![e]).await?;
                         self.run_until(None, 1).await?;
                         self.reanchor();
@@ -135,10 +132,10 @@ impl Owner {
                 ClockCommand::Advance { seconds } => {
                     let target = before + seconds * 1_000;
                     self.record_input(&Input::Clock(command)).await?;
-                    let e = self.lab_event(Details::ClockJumped(ev::ClockMoved {
-                        from_ms: before,
-                        to_ms: target,
-                    }));
+                    let e = self.lab_event(
+                        EventKind::ClockJumped,
+                        json!({"from_ms": before, "to_ms": target}),
+                    );
                     self.publish(vec![e]).await?;
                     self.run_until(Some(target), usize::MAX).await?;
                     self.sim.settle_at(target);

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use uuid::Uuid;
 
@@ -27,7 +28,6 @@ use super::sim::{NewEvent, Sim, SimCounters};
 use super::store::{StoreName, Stores, SNAPSHOT_ROWS};
 use super::world::{LabWorld, Step};
 use crate::domain::clock::START_MS;
-use crate::domain::event::{self as ev, Details};
 use crate::domain::fault::Percent;
 use crate::domain::generals::Generals;
 use crate::domain::natural::Times;
@@ -427,9 +427,10 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
     }
     if fresh {
         owner
-            .publish(vec![owner.lab_event(Details::SandboxCreated(ev::Seeded {
-                seed: owner.seed,
-            }))])
+            .publish(vec![owner.lab_event(
+                EventKind::SandboxCreated,
+                json!({"seed": owner.seed}),
+            )])
             .await?;
         owner.save().await?;
     } else if last_event > 0 {

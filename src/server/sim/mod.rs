@@ -15,17 +15,17 @@ use std::future::Future;
 
 pub use rng::Rng;
 
-use crate::domain::{Details, Layer, Outcome};
+use crate::domain::{EventKind, Layer, Outcome};
 
 /// An event a step records, before the event log gives it an id.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewEvent {
     pub at_ms: i64,
     pub layer: Layer,
+    pub kind: EventKind,
     pub correlation: Option<String>,
     pub outcome: Outcome,
-    /// What happened: its kind and facts.
-    pub details: Details,
+    pub details: serde_json::Value,
 }
 
 /// What runs the steps: the services of a sandbox (or a toy world in tests).
@@ -109,13 +109,15 @@ impl<S> Cx<'_, S> {
     pub fn record(
         &mut self,
         layer: Layer,
+        kind: EventKind,
         correlation: Option<String>,
         outcome: Outcome,
-        details: Details,
+        details: serde_json::Value,
     ) {
         self.events.push(NewEvent {
             at_ms: self.now_ms,
             layer,
+            kind,
             correlation,
             outcome,
             details,
@@ -321,9 +323,10 @@ mod tests {
             }
             cx.record(
                 Layer::Jobs,
+                EventKind::InboxCleaned,
                 None,
                 Outcome::Ok,
-                Details::SandboxCreated(crate::domain::event::Seeded { seed: draw }),
+                draw.into(),
             );
             Ok(())
         }

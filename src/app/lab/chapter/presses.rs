@@ -17,13 +17,11 @@ pub(super) struct Presses {
 /// A press as its chip says it, from the event the server recorded for it.
 pub(super) fn press_label(e: &crate::domain::TimelineEvent) -> Option<(&'static str, String)> {
     use crate::domain::EventKind as K;
-    Some(match e.kind() {
+    Some(match e.kind {
         K::Tapped => ("send", tr!("press-send")),
         K::ClockJumped => {
-            let ms = match &e.details {
-                crate::domain::Details::ClockJumped(d) => d.to_ms - d.from_ms,
-                _ => 0,
-            };
+            let ms = e.details["to_ms"].as_i64().unwrap_or(0)
+                - e.details["from_ms"].as_i64().unwrap_or(0);
             let hours = (ms as f64 / 3.6e6 * 10.0).round() / 10.0;
             (
                 "jump",
@@ -46,7 +44,7 @@ pub(super) fn PressList(presses: Presses) -> impl IntoView {
         presses.events.with(|events| {
             let start = events
                 .iter()
-                .rposition(|e| e.kind() == crate::domain::EventKind::SandboxReset)
+                .rposition(|e| e.kind == crate::domain::EventKind::SandboxReset)
                 .unwrap_or(0);
             events[start..]
                 .iter()

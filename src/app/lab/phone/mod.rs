@@ -187,7 +187,7 @@ fn PocketPayApp(live: LabStream) -> impl IntoView {
         face.with(|f| f.key.clone()).is_some_and(|key| {
             events.with(|e| {
                 e.iter().rev().any(|e| {
-                    e.kind() == crate::domain::EventKind::RequestSent
+                    e.kind == crate::domain::EventKind::RequestSent
                         && e.correlation.as_deref() == Some(key.as_str())
                 })
             })

@@ -4,10 +4,8 @@ use crate::tr;
 
 use crate::app::format::{clock_text, event_time_text, speed_text};
 use crate::app::i18n::{digits, num, taka, tr_args, tr_count, tr_id};
-use crate::domain::event::{self as ev, Details};
 use crate::domain::explain::status_message;
-use crate::domain::scenario::Variant;
-use crate::domain::{ClockMode, Outcome, TimelineEvent};
+use crate::domain::{EventKind, Outcome, TimelineEvent};
 
 /// A settings change as `atomic_claim off, window_hours = 24, crash.api_after_claim = once`,
 /// with the words for on and off and the digits of the page's language.
@@ -52,6 +50,14 @@ fn settings(
 ///
 /// Reads best whole: one arm per kind of event, each its sentence's words.
 pub fn describe(e: &TimelineEvent) -> String {
+    let n = |key: &str| e.details.get(key).and_then(|v| v.as_i64()).unwrap_or(0);
+    let word = |key: &str| {
+        e.details
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
     let again = |id: &str| {
         if e.outcome == Outcome::Escaped {
             tr_id(id)
@@ -59,91 +65,100 @@ pub fn describe(e: &TimelineEvent) -> String {
             String::new()
         }
     };
-    let plain = |n: i64| digits(&n.to_string());
-    let args: Vec<(&'static str, String)> = match &e.details {
-        Details::SafeguardsChanged(_) | Details::FaultsChanged(_) => {
+    let args: Vec<(&'static str, String)> = match e.kind {
+        EventKind::SafeguardsChanged | EventKind::FaultsChanged => {
             vec![(
                 "what",
-                settings(&e.details.to_json(), (&tr!("on"), &tr!("off")), digits),
+                settings(&e.details, (&tr!("on"), &tr!("off")), digits),
             )]
         }
-        Details::ClockChanged(d) => {
-            let id = match d.mode {
-                Some(ClockMode::Paused) => "ev-clock_paused",
+        EventKind::ClockChanged => {
+            let id = match e.details.get("mode").and_then(|m| m.as_str()) {
+                Some("paused") => "ev-clock_paused",
                 Some(_) => "ev-clock_resumed",
                 None => "ev-clock_speed",
             };
-            return tr_args(id, &[("speed", speed_text(d.speed.unwrap_or(1.0)))]);
+            return tr_args(
+                id,
+                &[(
+                    "speed",
+                    speed_text(e.details["speed"].as_f64().unwrap_or(1.0)),
+                )],
+            );
         }
-        Details::ClockStepped(d) => vec![("to", event_time_text(d.to_ms))],
-        Details::ClockJumped(d) => vec![("to", clock_text(d.to_ms))],
-        Details::InboxCleaned(d) => vec![
-            ("hours", num(d.window_hours)),
-            ("wallet", num(d.deleted.wallet as i64)),
-            ("sms", num(d.deleted.sms as i64)),
-        ],
-        Details::LogRetentionApplied(d) => {
-            let deleted = d.deleted as i64;
+        EventKind::ClockStepped => vec![("to", event_time_text(n("to_ms")))],
+        EventKind::ClockJumped => vec![("to", clock_text(n("to_ms")))],
+        EventKind::InboxCleaned => {
+            let d = &e.details["deleted"];
+            vec![
+                ("hours", num(n("window_hours"))),
+                ("wallet", num(d["wallet"].as_i64().unwrap_or(0))),
+                ("sms", num(d["sms"].as_i64().unwrap_or(0))),
+            ]
+        }
+        EventKind::LogRetentionApplied => {
+            let deleted = n("deleted");
             return tr_count(
                 "ev-log_retention_applied",
                 deleted,
                 &[("count", num(deleted))],
             );
         }
-        Details::KeyInProgress(_) if e.outcome == Outcome::Lost => {
+        EventKind::KeyInProgress if e.outcome == Outcome::Lost => {
             return tr_id("ev-key_in_progress-stuck");
         }
-        Details::RequestSent(d) => vec![("amount", taka(d.amount))],
-        Details::LbRouted(d) => vec![("instance", num(i64::from(d.instance)))],
-        Details::LbRetried(d) => vec![("attempt", num(i64::from(d.attempt)))],
-        Details::ResponseReplayed(ev::ResponseReplayed { status, .. })
-        | Details::ResponseDelivered(ev::ResponseDelivered { status, .. }) => {
-            let status = i64::from(*status);
+        EventKind::RequestSent => vec![("amount", taka(n("amount")))],
+        EventKind::LbRouted => vec![("instance", num(n("instance")))],
+        EventKind::LbRetried => vec![("attempt", num(n("attempt")))],
+        EventKind::ResponseReplayed | EventKind::ResponseDelivered => {
+            let status = n("status");
             vec![(
                 "status",
                 tr_args(
                     "status-line",
                     &[
-                        ("code", plain(status)),
+                        ("code", digits(&status.to_string())),
                         ("words", tr_id(&status_message(status))),
                     ],
                 ),
             )]
         }
-        Details::Debited(d) => vec![
-            ("amount", taka(d.amount)),
-            ("txn", d.txn.clone()),
+        EventKind::Debited => vec![
+            ("amount", taka(n("amount"))),
+            ("txn", word("txn")),
             ("again", again("ev-debited-again")),
         ],
-        Details::InsufficientFunds(d) => vec![("balance", taka(d.balance))],
-        Details::InstanceCrashed(d) => vec![("crash", d.crash.id().to_owned())],
-        Details::StuckKeyCompleted(d) => vec![("txn", d.txn.clone())],
-        Details::PartitionsDropped(d) => {
-            let rows = d.rows as i64;
+        EventKind::InsufficientFunds => vec![("balance", taka(n("balance")))],
+        EventKind::InstanceCrashed => vec![("crash", word("crash"))],
+        EventKind::StuckKeyCompleted => vec![("txn", word("txn"))],
+        EventKind::PartitionsDropped => {
+            let rows = n("rows");
             return tr_count("ev-partitions_dropped", rows, &[("rows", num(rows))]);
         }
-        Details::EventPublished(d) => vec![("by", d.by.clone())],
-        Details::RecordAppended(d) => vec![
-            ("topic", d.topic.clone()),
-            ("partition", plain(d.partition)),
-            ("offset", plain(d.offset)),
+        EventKind::EventPublished => vec![("by", word("by"))],
+        EventKind::RecordAppended => vec![
+            ("topic", word("topic")),
+            ("partition", digits(&n("partition").to_string())),
+            ("offset", digits(&n("offset").to_string())),
         ],
-        Details::ResendAppended(d) => vec![("offset", plain(d.offset))],
-        Details::FraudApproved(d) => {
-            let audit = d.audit_rows as i64;
+        EventKind::ResendAppended => vec![("offset", digits(&n("offset").to_string()))],
+        EventKind::FraudApproved => {
+            let audit = n("audit_rows");
             return tr_count("ev-fraud_approved", audit, &[("audit", num(audit))]);
         }
-        Details::Credited(d) | Details::SmsSent(d) => {
-            vec![("amount", taka(d.amount)), ("again", again("ev-again"))]
+        EventKind::Credited | EventKind::SmsSent => {
+            vec![("amount", taka(n("amount"))), ("again", again("ev-again"))]
         }
-        Details::ReplayStarted(d) => vec![("consumer", d.consumer.id().to_owned())],
-        Details::NaturalApplied(ev::NaturalApplied { op, effect, .. }) => vec![
-            ("op", tr_id(&format!("natural-op-{}", op.id()))),
-            ("effect", tr_id(&format!("natural-effect-{}", effect.id()))),
+        EventKind::ReplayStarted => vec![("consumer", word("consumer"))],
+        EventKind::NaturalApplied | EventKind::NaturalLost => vec![
+            ("op", tr_id(&format!("natural-op-{}", word("op")))),
+            (
+                "effect",
+                tr_id(&format!("natural-effect-{}", word("effect"))),
+            ),
         ],
-        Details::NaturalLost(d) => vec![("op", tr_id(&format!("natural-op-{}", d.op.id())))],
-        Details::GeneralsTrip(d) => vec![
-            ("n", num(d.n)),
+        EventKind::GeneralsTrip => vec![
+            ("n", num(n("n"))),
             (
                 "what",
                 if e.outcome == Outcome::Lost {
@@ -153,11 +168,11 @@ pub fn describe(e: &TimelineEvent) -> String {
                 },
             ),
         ],
-        Details::ScenarioLoaded(d) => vec![
-            ("n", num(i64::from(d.n))),
+        EventKind::ScenarioLoaded => vec![
+            ("n", num(n("n"))),
             (
                 "variant",
-                if d.variant == Variant::Unguarded {
+                if word("variant") == "unguarded" {
                     tr_id("variant-unguarded")
                 } else {
                     tr_id("variant-guarded")
@@ -166,7 +181,7 @@ pub fn describe(e: &TimelineEvent) -> String {
         ],
         _ => vec![],
     };
-    tr_args(&format!("ev-{}", e.kind().id()), &args)
+    tr_args(&format!("ev-{}", e.kind.id()), &args)
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ where
     let id = e.id;
     let text = describe(&e);
     let why = Explanation::of(&e);
-    let facts = serde_json::to_string_pretty(&e.details.to_json()).unwrap_or_default();
+    let facts = serde_json::to_string_pretty(&e.details).unwrap_or_default();
     let guard_name = |g: crate::domain::Safeguard| {
         format!(
             "{} ({})",

@@ -14,9 +14,11 @@ fn links(e: &TimelineEvent) -> Vec<&str> {
     if let Some(c) = e.correlation.as_deref() {
         out.push(c);
     }
-    let (event_id, transfer_id) = e.details.ids();
-    out.extend(event_id);
-    out.extend(transfer_id);
+    for field in ["event_id", "transfer_id"] {
+        if let Some(v) = e.details.get(field).and_then(|v| v.as_str()) {
+            out.push(v);
+        }
+    }
     out
 }
 
@@ -81,8 +83,8 @@ pub fn entries(list: &[TimelineEvent], show_routine: bool, opened: &HashSet<i64>
     let mut i = 0;
     while i < list.len() {
         let mut j = i;
-        if !show_routine && list[i].kind().is_routine() {
-            while j + 1 < list.len() && list[j + 1].kind().is_routine() {
+        if !show_routine && list[i].kind.is_routine() {
+            while j + 1 < list.len() && list[j + 1].kind.is_routine() {
                 j += 1;
             }
         }
@@ -121,9 +123,10 @@ mod tests {
             } else {
                 Layer::Ledger
             },
+            kind,
             correlation: None,
             outcome: Outcome::Ok,
-            details: crate::domain::Details::example(kind, json!({})),
+            details: json!({}),
         }
     }
 

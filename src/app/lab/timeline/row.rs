@@ -45,7 +45,7 @@ pub fn Row(
     looks: Option<crate::app::lab::context::Looks>,
 ) -> impl IntoView {
     let id = event.id;
-    let kind = event.kind().id();
+    let kind = event.kind.id();
     let lane = lane_index(event.layer);
     let outcome = event.outcome;
     let at = event.at_ms;
@@ -97,7 +97,7 @@ pub fn Row(
                 data-event-id=id
                 data-layer=layer.id()
                 data-outcome=outcome.id()
-                data-kind=event.kind().id()
+                data-kind=event.kind.id()
                 data-at-ms=at
                 data-sent-ms=sent.map(|s| format!("{s:.1}"))
                 aria-label=label
