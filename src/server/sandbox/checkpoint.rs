@@ -318,22 +318,9 @@ pub(super) async fn rewind_from(
 /// a log without the checkpoint's newest event or without the one wanted: that event is gone.
 async fn cut_lab_store(stores: &Stores, cp: &Checkpoint, event_id: i64) -> Result<(), LabError> {
     let mut tx = stores.begin(StoreName::Lab).await?;
-    let found: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE id IN (?1, ?2)")
-        .bind(cp.last_event)
-        .bind(event_id)
-        .fetch_one(&mut *tx)
-        .await?;
-    if found != 2 {
+    if !super::events::event_log::cut_back(&mut tx, cp.last_event, event_id).await? {
         return Err(LabError::UnknownEvent(event_id));
     }
-    sqlx::query("DELETE FROM events WHERE id > ?1")
-        .bind(cp.last_event)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query("UPDATE sqlite_sequence SET seq = ?1 WHERE name = 'events'")
-        .bind(cp.last_event)
-        .execute(&mut *tx)
-        .await?;
     // The inputs that came later are recorded again as the rerun takes them, with their ids.
     sqlx::query("DELETE FROM inputs WHERE id > ?1")
         .bind(cp.input_id)

@@ -6,6 +6,165 @@ use super::*;
 /// Events one insert statement carries (six values each, well inside SQLite's limit).
 pub(super) const EVENTS_PER_INSERT: usize = 500;
 
+/// Every statement on the event log (`lab.events`), so its SQL is in one place.
+pub(super) mod event_log {
+    use sqlx::SqliteConnection;
+
+    use super::EventRow;
+
+    const COLUMNS: &str = "id, at_ms, layer, kind, correlation, outcome, details";
+
+    /// The insert of `rows` events, each six values, answering their ids.
+    pub fn insert_statement(rows: usize) -> String {
+        let mut sql = String::from(
+            "INSERT INTO events (at_ms, layer, kind, correlation, outcome, details) VALUES ",
+        );
+        for i in 0..rows {
+            sql.push_str(if i == 0 {
+                "(?, ?, ?, ?, ?, ?)"
+            } else {
+                ", (?, ?, ?, ?, ?, ?)"
+            });
+        }
+        sql.push_str(" RETURNING id");
+        sql
+    }
+
+    /// The newest event's id, 0 for an empty log.
+    pub async fn last_id(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM events")
+            .fetch_one(conn)
+            .await
+    }
+
+    /// The newest event.
+    pub async fn newest(conn: &mut SqliteConnection) -> Result<Option<EventRow>, sqlx::Error> {
+        sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM events ORDER BY id DESC LIMIT 1"
+        ))
+        .fetch_optional(conn)
+        .await
+    }
+
+    /// Up to `limit` events with an id above `after_id`, oldest first.
+    pub async fn after(
+        conn: &mut SqliteConnection,
+        after_id: i64,
+        limit: i64,
+    ) -> Result<Vec<EventRow>, sqlx::Error> {
+        sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM events WHERE id > ?1 ORDER BY id LIMIT ?2"
+        ))
+        .bind(after_id)
+        .bind(limit)
+        .fetch_all(conn)
+        .await
+    }
+
+    /// The newest `limit` events since the last reset (the reset's own included), oldest first.
+    pub async fn since_reset(
+        conn: &mut SqliteConnection,
+        limit: i64,
+    ) -> Result<Vec<EventRow>, sqlx::Error> {
+        sqlx::query_as(&format!(
+            "SELECT * FROM (
+               SELECT {COLUMNS} FROM events
+               WHERE id >= COALESCE((SELECT id FROM events WHERE kind = 'sandbox_reset'
+                                     ORDER BY id DESC LIMIT 1), 0)
+               ORDER BY id DESC LIMIT ?1
+             ) ORDER BY id"
+        ))
+        .bind(limit)
+        .fetch_all(conn)
+        .await
+    }
+
+    /// Whether the log has the event, and its position (1 for the first).
+    pub async fn position(
+        conn: &mut SqliteConnection,
+        event_id: i64,
+    ) -> Result<Option<i64>, sqlx::Error> {
+        let (exists, position): (i64, i64) = sqlx::query_as(
+            "SELECT (SELECT COUNT(*) FROM events WHERE id = ?1), COUNT(*) FROM events WHERE id <= ?1",
+        )
+        .bind(event_id)
+        .fetch_one(conn)
+        .await?;
+        Ok((exists == 1).then_some(position))
+    }
+
+    /// The virtual time of one event, if the log has it.
+    pub async fn at_ms_of(
+        conn: &mut SqliteConnection,
+        event_id: i64,
+    ) -> Result<Option<i64>, sqlx::Error> {
+        sqlx::query_scalar("SELECT at_ms FROM events WHERE id = ?1")
+            .bind(event_id)
+            .fetch_optional(conn)
+            .await
+    }
+
+    /// How many events of each kind the log holds.
+    pub async fn counts_by_kind(
+        conn: &mut SqliteConnection,
+    ) -> Result<Vec<(String, i64)>, sqlx::Error> {
+        sqlx::query_as("SELECT kind, COUNT(*) FROM events GROUP BY kind")
+            .fetch_all(conn)
+            .await
+    }
+
+    /// How many events are marked caught.
+    pub async fn caught(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE outcome = 'caught'")
+            .fetch_one(conn)
+            .await
+    }
+
+    /// Every event as the log's hash reads it: time, lane, kind, correlation, outcome and
+    /// details, in order.
+    pub async fn for_hash(
+        conn: &mut SqliteConnection,
+    ) -> Result<Vec<(i64, String, String, Option<String>, String, String)>, sqlx::Error> {
+        sqlx::query_as(
+            "SELECT at_ms, layer, kind, correlation, outcome, details FROM events ORDER BY id",
+        )
+        .fetch_all(conn)
+        .await
+    }
+
+    /// Empties the log (a reset; ids keep counting up).
+    pub async fn clear(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+        sqlx::query("DELETE FROM events").execute(conn).await?;
+        Ok(())
+    }
+
+    /// Cuts the log back to `last` (a checkpoint's newest event), the next id following it,
+    /// if both `last` and `wanted` are in it; else changes nothing and says no.
+    pub async fn cut_back(
+        tx: &mut SqliteConnection,
+        last: i64,
+        wanted: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let found: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE id IN (?1, ?2)")
+            .bind(last)
+            .bind(wanted)
+            .fetch_one(&mut *tx)
+            .await?;
+        if found != 2 {
+            return Ok(false);
+        }
+        sqlx::query("DELETE FROM events WHERE id > ?1")
+            .bind(last)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE sqlite_sequence SET seq = ?1 WHERE name = 'events'")
+            .bind(last)
+            .execute(&mut *tx)
+            .await?;
+        Ok(true)
+    }
+}
+
 impl EventRow {
     /// The event; a row this version cannot read (never written by it) is an error naming it.
     pub(super) fn into_event(self) -> Result<TimelineEvent, LabError> {
@@ -84,17 +243,7 @@ impl Owner {
             .zip(texts.chunks(EVENTS_PER_INSERT))
             .enumerate()
         {
-            let mut sql = String::from(
-                "INSERT INTO events (at_ms, layer, kind, correlation, outcome, details) VALUES ",
-            );
-            for i in 0..chunk.len() {
-                sql.push_str(if i == 0 {
-                    "(?, ?, ?, ?, ?, ?)"
-                } else {
-                    ", (?, ?, ?, ?, ?, ?)"
-                });
-            }
-            sql.push_str(" RETURNING id");
+            let mut sql = event_log::insert_statement(chunk.len());
             // The save rides along with the last chunk.
             let with_save = save && i + 1 == chunks;
             if with_save {

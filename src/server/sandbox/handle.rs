@@ -1,6 +1,7 @@
 //! The handle every caller holds: each call is a command to the sandbox's owner task, answered on a
 //! oneshot channel; reads of the clock, the event stream and the event log that need no command.
 
+use super::events::event_log;
 use super::*;
 
 impl SandboxHandle {
@@ -149,13 +150,7 @@ impl SandboxHandle {
     /// Where an event stands in the log since the sandbox's start or last reset (1 for the
     /// first), or `None` when the log has no such event.
     pub async fn event_position(&self, event_id: i64) -> Result<Option<i64>, LabError> {
-        let (exists, position): (i64, i64) = sqlx::query_as(
-            "SELECT (SELECT COUNT(*) FROM events WHERE id = ?1), COUNT(*) FROM events WHERE id <= ?1",
-        )
-        .bind(event_id)
-        .fetch_one(&mut *self.log.conn(StoreName::Lab).await?)
-        .await?;
-        Ok((exists == 1).then_some(position))
+        Ok(event_log::position(&mut *self.log.conn(StoreName::Lab).await?, event_id).await?)
     }
 
     /// The whole sandbox, between two steps, each table's newest [`SNAPSHOT_ROWS`] rows.
@@ -176,12 +171,7 @@ impl SandboxHandle {
     /// The newest event of the log, if any. Reads the log directly, as
     /// [`SandboxHandle::events_after`] does, and does not count as a use of the sandbox.
     pub async fn last_event(&self) -> Result<Option<TimelineEvent>, LabError> {
-        let row: Option<EventRow> = sqlx::query_as(
-            "SELECT id, at_ms, layer, kind, correlation, outcome, details FROM events
-             ORDER BY id DESC LIMIT 1",
-        )
-        .fetch_optional(&mut *self.log.conn(StoreName::Lab).await?)
-        .await?;
+        let row = event_log::newest(&mut *self.log.conn(StoreName::Lab).await?).await?;
         row.map(EventRow::into_event).transpose()
     }
 
@@ -189,27 +179,15 @@ impl SandboxHandle {
     /// most the newest `limit` of them: what a chapter's steps are checked against, as the lab
     /// page's stream keeps them (`app/lab/stream.rs`). Reads the log directly.
     pub async fn events_since_reset(&self, limit: i64) -> Result<Vec<TimelineEvent>, LabError> {
-        let rows: Vec<EventRow> = sqlx::query_as(
-            "SELECT * FROM (
-               SELECT id, at_ms, layer, kind, correlation, outcome, details FROM events
-               WHERE id >= COALESCE((SELECT id FROM events WHERE kind = 'sandbox_reset'
-                                     ORDER BY id DESC LIMIT 1), 0)
-               ORDER BY id DESC LIMIT ?1
-             ) ORDER BY id",
-        )
-        .bind(limit)
-        .fetch_all(&mut *self.log.conn(StoreName::Lab).await?)
-        .await?;
+        let rows =
+            event_log::since_reset(&mut *self.log.conn(StoreName::Lab).await?, limit).await?;
         rows.into_iter().map(EventRow::into_event).collect()
     }
 
     /// How many events of each kind the whole log holds, by kind id (`request_lost` …): what a
     /// day's run met, as the server recorded it. Reads the log directly.
     pub async fn event_counts(&self) -> Result<std::collections::HashMap<String, u64>, LabError> {
-        let rows: Vec<(String, i64)> =
-            sqlx::query_as("SELECT kind, COUNT(*) FROM events GROUP BY kind")
-                .fetch_all(&mut *self.log.conn(StoreName::Lab).await?)
-                .await?;
+        let rows = event_log::counts_by_kind(&mut *self.log.conn(StoreName::Lab).await?).await?;
         Ok(rows
             .into_iter()
             .map(|(k, n)| (k, n.max(0) as u64))
@@ -218,9 +196,7 @@ impl SandboxHandle {
 
     /// How many events of the whole log are marked caught: duplicates a guard stopped.
     pub async fn caught_count(&self) -> Result<u64, LabError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE outcome = 'caught'")
-            .fetch_one(&mut *self.log.conn(StoreName::Lab).await?)
-            .await?;
+        let n = event_log::caught(&mut *self.log.conn(StoreName::Lab).await?).await?;
         Ok(n.max(0) as u64)
     }
 
@@ -262,14 +238,8 @@ impl SandboxHandle {
         after_id: i64,
         limit: i64,
     ) -> Result<Vec<TimelineEvent>, LabError> {
-        let rows: Vec<EventRow> = sqlx::query_as(
-            "SELECT id, at_ms, layer, kind, correlation, outcome, details FROM events
-             WHERE id > ?1 ORDER BY id LIMIT ?2",
-        )
-        .bind(after_id)
-        .bind(limit)
-        .fetch_all(&mut *self.log.conn(StoreName::Lab).await?)
-        .await?;
+        let rows =
+            event_log::after(&mut *self.log.conn(StoreName::Lab).await?, after_id, limit).await?;
         rows.into_iter().map(EventRow::into_event).collect()
     }
 

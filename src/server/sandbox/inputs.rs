@@ -189,7 +189,7 @@ impl Owner {
         self.world.stores.reset_services().await?;
         {
             let mut lab = self.world.stores.conn(StoreName::Lab).await?;
-            sqlx::query("DELETE FROM events").execute(&mut *lab).await?;
+            super::events::event_log::clear(&mut lab).await?;
             sqlx::query("DELETE FROM inputs").execute(&mut *lab).await?;
             // The damage meter's ground truth is what the student meant in this run: an
             // intent from before the reset would count against a ledger that no longer has it.

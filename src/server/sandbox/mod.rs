@@ -374,9 +374,7 @@ async fn start(dir: &Path, stores: Stores, new: NewSandbox) -> Result<SandboxHan
         .ok_or_else(|| unreadable(format!("the saved clock mode {mode:?}")))?;
     let promises = promises_since_reset(&stores).await?;
     let log = stores.clone();
-    let last_event: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM events")
-        .fetch_one(&mut *log.conn(StoreName::Lab).await?)
-        .await?;
+    let last_event = events::event_log::last_id(&mut *log.conn(StoreName::Lab).await?).await?;
     let (events, _) = broadcast::channel(EVENT_BUFFER);
     let (deltas, _) = broadcast::channel(DELTA_BUFFER);
     let (clock_tx, clock_rx) = watch::channel(ClockState {

@@ -33,11 +33,9 @@ impl Owner {
     /// the same way as a new one.
     pub(super) async fn log_hash(&self) -> Result<String, LabError> {
         use sha2::{Digest, Sha256};
-        let rows: Vec<(i64, String, String, Option<String>, String, String)> = sqlx::query_as(
-            "SELECT at_ms, layer, kind, correlation, outcome, details FROM events ORDER BY id",
-        )
-        .fetch_all(&mut *self.world.stores.conn(StoreName::Lab).await?)
-        .await?;
+        let rows =
+            super::events::event_log::for_hash(&mut *self.world.stores.conn(StoreName::Lab).await?)
+                .await?;
         let mut hash = Sha256::new();
         for (i, mut row) in rows.into_iter().enumerate() {
             if i == 0 && row.2 == "sandbox_reset" {
@@ -140,10 +138,11 @@ impl Owner {
         rows: i64,
     ) -> Result<SandboxState, LabError> {
         let mut state = self.state(rows).await?;
-        let at: Option<i64> = sqlx::query_scalar("SELECT at_ms FROM events WHERE id = ?1")
-            .bind(event_id)
-            .fetch_optional(&mut *self.world.stores.conn(StoreName::Lab).await?)
-            .await?;
+        let at = super::events::event_log::at_ms_of(
+            &mut *self.world.stores.conn(StoreName::Lab).await?,
+            event_id,
+        )
+        .await?;
         if let Some(at) = at {
             state.clock.now_ms = at;
         }
