@@ -62,18 +62,22 @@ impl<S: Send + Sync, T: JsonBody> FromRequest<S> for StrictJson<T> {
 }
 
 /// Bodies read field by field into their serde types (`typed::read_body`, which names the first
-/// field that does not fit); `optional` ones may be left out.
+/// field that does not fit); `optional` ones may be left out. A route's module may declare its
+/// own body with it (`sandboxes.rs`).
 macro_rules! typed_bodies {
     (optional: $optional:literal, $($body:ty),* $(,)?) => {$(
-        impl JsonBody for $body {
+        impl $crate::server::api::body::JsonBody for $body {
             const OPTIONAL: bool = $optional;
 
-            fn read(value: Value) -> Result<Self, LabError> {
-                Ok(read_body(&value)?)
+            fn read(
+                value: serde_json::Value,
+            ) -> Result<Self, $crate::server::error::LabError> {
+                Ok($crate::domain::typed::read_body(&value)?)
             }
         }
     )*};
 }
+pub(super) use typed_bodies;
 
 typed_bodies!(optional: false, SafeguardsPatch, FaultsPatch, NaturalBody, ReplayBody);
 typed_bodies!(optional: true, DayRequest, DropVsDelete);

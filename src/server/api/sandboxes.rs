@@ -6,7 +6,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 
-use super::body::{JsonBody, StrictJson};
+use super::body::StrictJson;
 use super::headers::NewSandboxId;
 use super::path::Sandbox;
 use super::shapes;
@@ -29,14 +29,7 @@ pub struct CreateBody {
     pub paused: bool,
 }
 
-/// Read as its fields say, and may be left out.
-impl JsonBody for CreateBody {
-    const OPTIONAL: bool = true;
-
-    fn read(value: serde_json::Value) -> Result<Self, LabError> {
-        Ok(crate::domain::typed::read_body(&value)?)
-    }
-}
+super::body::typed_bodies!(optional: true, CreateBody);
 
 /// Any u64: a whole number from 0 to 18446744073709551615 (a plain integer with no `int64`
 /// format, which would cap it at 2^63 - 1).
